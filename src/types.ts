@@ -1,0 +1,144 @@
+// The public shapes of PayPulse (DESIGN.md "Contracts"). Names may grow, not change without reason.
+import type { Clock } from './clock.js';
+
+export type OutcomeStatus = 'success' | 'failure' | 'pending';
+
+/** One payment request reaching a state. `at` is the COMPLETION time in epoch ms (seed 000 §2.1). */
+export interface Outcome {
+  channel: string;
+  requestId: string;
+  status: OutcomeStatus;
+  at: number;
+  dims?: Record<string, string>;
+  code?: string;
+  latencyMs?: number;
+}
+
+export interface RecordResult {
+  accepted: 0 | 1;
+  duplicate: 0 | 1;
+  corrected: 0 | 1;
+  stale: 0 | 1;
+  /** 1 when the store was unreachable and the outcome waits in the bounded retry buffer (fail open). */
+  buffered: 0 | 1;
+}
+
+export interface RecordManyResult {
+  accepted: number;
+  duplicates: number;
+  corrected: number;
+  stale: number;
+  buffered: number;
+}
+
+export interface Rate {
+  channel: string;
+  dims?: Record<string, string>;
+  /** `5m`, `1h` … or `last100` for last-N. */
+  window: string;
+  total: number;
+  success: number;
+  failure: number;
+  /** success / total; null when total is 0 (not a number to average). */
+  rate: number | null;
+  /** 95 % Wilson score interval. */
+  low: number | null;
+  high: number | null;
+  /** total >= minSamples (seed 000 §5.1: fewer than ~100 samples make a jumpy rate). */
+  sufficient: boolean;
+  /** Requests sent in the window (pending outcomes recorded), apart from the rate (seed 000 §2.1). */
+  started: number;
+  /** Of those, still waiting for a terminal outcome and not yet timed out. */
+  pending: number;
+  /** true when the store could not be reached and this is the last known value. */
+  stale: boolean;
+  /** The clock time the numbers are for. */
+  asOf: number;
+}
+
+export interface FailedRequest {
+  requestId: string;
+  at: number;
+  code?: string;
+}
+
+export interface MinuteCounts {
+  /** Start of the minute, epoch ms. */
+  minute: number;
+  success: number;
+  failure: number;
+  started: number;
+}
+
+export type Strategy = 'buckets' | 'zset' | 'zset-sharded';
+
+export interface PulseOptions {
+  /** Redis URL; several comma-separated URLs (or `cluster: true`) for Redis Cluster. None: embedded store. */
+  redis?: string;
+  cluster?: boolean;
+  namespace?: string;
+  strategy?: Strategy;
+  /** Windows reported by `rates()` and the service; the longest sets the dedup horizon. Default 1m 5m 15m 1h. */
+  windows?: string[];
+  /** Samples a rate needs to be `sufficient`. Default 100. */
+  minSamples?: number;
+  /** Dimension sets kept besides the channel, e.g. [['method'], ['method', 'currency']]. */
+  dimensions?: string[][];
+  /** When true, outcome dims must only use names that appear in `dimensions`. */
+  restrictDims?: boolean;
+  /** A pending request without terminal outcome after this long counts as a failure `timeout`. Default 5 min. */
+  pendingTimeoutMs?: number;
+  /** How far in the future an outcome's `at` may be (clock skew). Default 60 s. */
+  skewToleranceMs?: number;
+  /** Timeout of each store call on the record path; past it the batch is buffered (fail open). Default 50 ms. */
+  recordTimeoutMs?: number;
+  /** Outcomes held while the store is unreachable; beyond it they are dropped and counted. Default 100,000. */
+  bufferLimit?: number;
+  /** Outcomes per store call; larger batches are split. Default 5,000. */
+  maxBatch?: number;
+  clock?: Clock;
+  /** Receives operational events (store errors, buffer overflow), e.g. a pino logger's methods. */
+  logger?: PulseLogger;
+}
+
+export interface PulseLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+export interface WindowQuery {
+  window?: string;
+  dims?: Record<string, string>;
+}
+
+/** The library object `createPulse()` returns (the kit's lock/idempotency/cache/recency join it). */
+export interface PulseStats {
+  record(outcome: Outcome): Promise<RecordResult>;
+  recordMany(outcomes: Outcome[]): Promise<RecordManyResult>;
+  rate(channel: string, query?: WindowQuery): Promise<Rate>;
+  lastN(channel: string, query: { n: number; dims?: Record<string, string> }): Promise<Rate>;
+  /** Rates of every channel seen within the dedup horizon, sorted by channel. */
+  rates(query?: { window?: string }): Promise<Rate[]>;
+  failures(channel: string, query?: { window?: string; limit?: number }): Promise<FailedRequest[]>;
+  /** Per-minute counts of a channel, oldest first, kept at least 2 h (seed 000 §4.3). */
+  minutes(channel: string, query: { from: number; to: number }): Promise<MinuteCounts[]>;
+  channels(): Promise<string[]>;
+  /** The configured windows, e.g. ['1m','5m','15m','1h']. */
+  readonly windows: string[];
+  /** Operational counters for metrics and logs (fail open must be visible). */
+  health(): PulseHealth;
+  close(): Promise<void>;
+}
+
+export interface PulseHealth {
+  store: 'redis' | 'redis-cluster' | 'memory';
+  strategy: Strategy;
+  /** false while the store is failing and outcomes are being buffered. */
+  storeReachable: boolean;
+  bufferedOutcomes: number;
+  droppedOutcomes: number;
+  storeErrors: number;
+  batches: number;
+  lastBatchSize: number;
+}
