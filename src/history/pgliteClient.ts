@@ -1,0 +1,29 @@
+// SqlClient over embedded PostgreSQL (PGlite): the default when no DATABASE_URL is given.
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { SqlClient } from './sqlClient.js';
+
+type Db = PGlite | Transaction;
+
+function wrap(db: Db, close: () => Promise<void>): SqlClient {
+  return {
+    kind: 'pglite',
+    async query<Row extends object>(text: string, params: unknown[] = []) {
+      const result = await db.query<Row>(text, params);
+      return result.rows;
+    },
+    async exec(text: string) {
+      await db.exec(text);
+    },
+    async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
+      if (!('transaction' in db)) throw new Error('nested transactions are not supported');
+      return db.transaction((tx) => work(wrap(tx, async () => undefined)));
+    },
+    close,
+  };
+}
+
+/** `dataDir` keeps the database in that folder across restarts; without it the database lives in memory. */
+export async function openPglite(dataDir?: string): Promise<SqlClient> {
+  const db = await PGlite.create(dataDir);
+  return wrap(db, () => db.close());
+}

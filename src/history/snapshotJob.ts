@@ -1,0 +1,96 @@
+// Copies every channel's per-minute counts from the live store into the history table.
+// Each run rewrites the last few minutes as well as the new one, because a late callback (or a failure
+// upgraded to a success) changes a minute after it was first copied; unchanged rows are not rewritten.
+import type { Clock } from '../clock.js';
+import type { PulseLogger, PulseStats } from '../types.js';
+import type { HistoryStore, MinuteSnapshot } from './historyStore.js';
+
+const minuteMs = 60_000;
+
+export interface SnapshotJobOptions {
+  pulse: Pick<PulseStats, 'channels' | 'minutes'>;
+  history: HistoryStore;
+  clock: Clock;
+  /** How often to copy. Default 10 s: the dashboard's back-fill is then at most that old. */
+  intervalMs?: number;
+  /** Minutes rewritten on every run so late outcomes correct them. Default 10. */
+  lookbackMinutes?: number;
+  /** Minutes copied on the first run, to recover what the live store still holds (it keeps ~2 h). Default 120. */
+  backfillMinutes?: number;
+  logger?: PulseLogger;
+}
+
+export interface SnapshotJobStats {
+  runs: number;
+  rowsWritten: number;
+  errors: number;
+  /** Clock time of the last run that finished without error; null before the first. */
+  lastSuccessAt: number | null;
+}
+
+export interface SnapshotJob {
+  /** One copy now; resolves with the rows written. Runs never overlap: a call during a run waits for it and runs after. */
+  runOnce(): Promise<number>;
+  readonly stats: SnapshotJobStats;
+  /** Stops the timer and makes one last copy, so a graceful shutdown loses no minute. */
+  stop(): Promise<void>;
+}
+
+export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
+  const { pulse, history, clock, logger } = options;
+  const intervalMs = options.intervalMs ?? 10_000;
+  const lookbackMs = (options.lookbackMinutes ?? 10) * minuteMs;
+  const backfillMs = (options.backfillMinutes ?? 120) * minuteMs;
+  const stats: SnapshotJobStats = { runs: 0, rowsWritten: 0, errors: 0, lastSuccessAt: null };
+  let chain: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+
+  async function copy(): Promise<number> {
+    try {
+      return await copyMinutes();
+    } catch (err) {
+      stats.errors += 1;
+      throw err;
+    }
+  }
+
+  async function copyMinutes(): Promise<number> {
+    const now = clock.now();
+    const currentMinute = Math.floor(now / minuteMs) * minuteMs;
+    const from = currentMinute - (stats.lastSuccessAt === null ? backfillMs : lookbackMs);
+    const rows: MinuteSnapshot[] = [];
+    for (const channel of await pulse.channels()) {
+      for (const m of await pulse.minutes(channel, { from, to: now })) rows.push({ channel, ...m });
+    }
+    const written = await history.upsertMinutes(rows);
+    stats.runs += 1;
+    stats.rowsWritten += written;
+    stats.lastSuccessAt = now;
+    return written;
+  }
+
+  function runOnce(): Promise<number> {
+    const run = chain.then(copy);
+    chain = run.catch(() => undefined);
+    return run;
+  }
+
+  const timer = setInterval(() => {
+    runOnce().catch((err: unknown) => {
+      logger?.error({ err }, 'history snapshot failed; the next run retries the same minutes');
+    });
+  }, intervalMs);
+  // The job must never keep a process alive on its own.
+  timer.unref();
+
+  return {
+    runOnce,
+    stats,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      await runOnce();
+    },
+  };
+}

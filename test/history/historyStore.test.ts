@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHistoryStore, type HistoryStore } from '../../src/history/historyStore.js';
+import { migrate, readMigrations } from '../../src/history/migrate.js';
+import type { SqlClient } from '../../src/history/sqlClient.js';
+import { backends } from './databases.js';
+
+const t0 = Date.UTC(2026, 0, 1, 12, 0);
+const minute = 60_000;
+
+describe.each(backends)('history store on $name', (backend) => {
+  let db: SqlClient;
+  let dispose: () => Promise<void>;
+  let store: HistoryStore;
+
+  beforeAll(async () => {
+    ({ db, dispose } = await backend.open());
+    await migrate(db);
+    store = createHistoryStore(db);
+  });
+  afterAll(async () => {
+    await dispose();
+  });
+
+  it('applies every migration once, and nothing on a second start', async () => {
+    const versions = (await readMigrations()).map((m) => m.version);
+    expect(versions.length).toBeGreaterThan(0);
+    const rows = await db.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version');
+    expect(rows.map((r) => r.version)).toEqual(versions);
+    expect(await migrate(db)).toEqual([]);
+  });
+
+  it('stores minutes and reads them back oldest first, within the range only', async () => {
+    await store.upsertMinutes([
+      { channel: 'alipay', minute: t0 + minute, success: 9, failure: 1, started: 10 },
+      { channel: 'alipay', minute: t0, success: 5, failure: 0, started: 6 },
+      { channel: 'alipay', minute: t0 + 2 * minute, success: 1, failure: 3, started: 4 },
+      { channel: 'bank-x', minute: t0, success: 7, failure: 7, started: 14 },
+    ]);
+    expect(await store.minutes('alipay', { from: t0, to: t0 + minute })).toEqual([
+      { minute: t0, success: 5, failure: 0, started: 6 },
+      { minute: t0 + minute, success: 9, failure: 1, started: 10 },
+    ]);
+    expect(await store.minutes('bank-x', { from: t0 - minute, to: t0 + 10 * minute })).toEqual([
+      { minute: t0, success: 7, failure: 7, started: 14 },
+    ]);
+    expect(await store.minutes('nobody', { from: t0, to: t0 + minute })).toEqual([]);
+    expect(await store.minutes('alipay', { from: t0, to: t0 + 2 * minute, limit: 1 })).toHaveLength(1);
+  });
+
+  it('corrects a minute that changed and leaves unchanged ones unwritten', async () => {
+    const written = await store.upsertMinutes([
+      { channel: 'alipay', minute: t0, success: 5, failure: 0, started: 6 },
+      { channel: 'alipay', minute: t0 + minute, success: 10, failure: 0, started: 10 },
+    ]);
+    expect(written).toBe(1);
+    expect(await store.minutes('alipay', { from: t0 + minute, to: t0 + minute })).toEqual([
+      { minute: t0 + minute, success: 10, failure: 0, started: 10 },
+    ]);
+  });
+
+  it('writes batches larger than one statement holds', async () => {
+    const rows = Array.from({ length: 4_500 }, (_, i) => ({
+      channel: 'bulk',
+      minute: t0 + i * minute,
+      success: i,
+      failure: 1,
+      started: i + 1,
+    }));
+    expect(await store.upsertMinutes(rows)).toBe(4_500);
+    const back = await store.minutes('bulk', { from: t0, to: t0 + 5_000 * minute });
+    expect(back).toHaveLength(4_500);
+    expect(back[4_499]).toEqual({ minute: t0 + 4_499 * minute, success: 4_499, failure: 1, started: 4_500 });
+  });
+
+  it('answers ping while open', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+});
