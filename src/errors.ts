@@ -12,6 +12,8 @@ export const errorCodes = {
   PP_ERR_LOCK_LOST: { status: 409, message: 'the lock was lost before the work finished' },
   PP_ERR_IDEMPOTENCY_MISMATCH: { status: 422, message: 'idempotency key reused with a different request' },
   PP_ERR_CLOSED: { status: 503, message: 'the instance is closed' },
+  PP_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'send the body as application/json' },
+  PP_ERR_INTERNAL: { status: 500, message: 'internal error' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
