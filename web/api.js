@@ -1,0 +1,86 @@
+// The service's HTTP API and event stream, as the page uses them. URLs are relative to the page so a
+// reverse proxy may mount the service under a prefix.
+
+async function getJson(path) {
+  const response = await fetch(path, { headers: { accept: 'application/json' } });
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      const body = await response.json();
+      if (body?.error?.message) message = body.error.message;
+    } catch {
+      // Not JSON (a proxy's error page): the status line says enough.
+    }
+    throw new Error(`${path}: ${message}`);
+  }
+  return response.json();
+}
+
+/** { windows, thresholds, channels: [{ channel, rates: { [window]: Rate } }] } */
+export function fetchChannels() {
+  return getJson('v1/channels');
+}
+
+/** Newest failed requests first: { channel, window, failures: [{ requestId, at, code? }] } */
+export function fetchFailures(channel, window, limit) {
+  const query = new URLSearchParams({ window, limit: String(limit) });
+  return getJson(`v1/channels/${encodeURIComponent(channel)}/failures?${query}`);
+}
+
+/** Per-minute snapshots: { channel, minutes: [{ minute, success, failure, started, rate }] } */
+export function fetchHistory(channel, fromMs, toMs) {
+  const query = new URLSearchParams({ from: String(fromMs), to: String(toMs) });
+  return getJson(`v1/channels/${encodeURIComponent(channel)}/history?${query}`);
+}
+
+/**
+ * Opens GET /v1/stream. EventSource reconnects by itself and sends Last-Event-ID, so the server can replay
+ * what we missed; we only report its state. When the browser gives up (readyState CLOSED, e.g. after a
+ * non-200 answer) we open a new one after a growing delay, because an SRE leaves this page open for hours.
+ *
+ * handlers: { onState(state), onEvent(type, data) }; state is 'connecting' | 'live' | 'reconnecting'.
+ * Returns a function that closes the stream.
+ */
+export function openStream(eventTypes, handlers) {
+  let source = null;
+  let retryMs = 1000;
+  let retryTimer = null;
+  let closed = false;
+
+  const connect = () => {
+    source = new EventSource('v1/stream');
+    source.onopen = () => {
+      retryMs = 1000;
+      handlers.onState('live');
+    };
+    source.onerror = () => {
+      if (closed) return;
+      if (source.readyState === EventSource.CLOSED) {
+        handlers.onState('reconnecting');
+        retryTimer = setTimeout(connect, retryMs);
+        retryMs = Math.min(retryMs * 2, 30_000);
+      } else {
+        handlers.onState('reconnecting');
+      }
+    };
+    for (const type of eventTypes) {
+      source.addEventListener(type, (event) => {
+        let data;
+        try {
+          data = JSON.parse(event.data);
+        } catch (error) {
+          console.warn(`PayPulse: unreadable ${type} event`, error);
+          return;
+        }
+        handlers.onEvent(type, data);
+      });
+    }
+  };
+
+  connect();
+  return () => {
+    closed = true;
+    clearTimeout(retryTimer);
+    source?.close();
+  };
+}

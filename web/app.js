@@ -1,0 +1,142 @@
+// The dashboard's wiring: first snapshot from GET /v1/channels, the last hour from history, then the stream.
+import { fetchChannels, fetchHistory, openStream } from './api.js';
+import { RateChart } from './chart.js';
+import { FailuresPanel } from './drilldown.js';
+import { ago, severityLabel, windowSeconds } from './format.js';
+import { RatesTable } from './table.js';
+
+const HISTORY_SPAN_MS = 3_600_000;
+// Past this without a rates event the numbers are marked old: the server sends one at least every second.
+const OLD_AFTER_MS = 5_000;
+const STATE_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' };
+
+const $ = (id) => document.getElementById(id);
+
+async function loadInitial() {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const initial = await fetchChannels();
+      showBanner(null);
+      return initial;
+    } catch (error) {
+      showBanner(`Cannot reach PayPulse (${error.message}); retrying…`);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * 2 ** attempt, 15_000)));
+    }
+  }
+}
+
+function showBanner(text) {
+  const banner = $('banner');
+  banner.hidden = !text;
+  banner.textContent = text ?? '';
+}
+
+/** Rate[] of the stream → [{ channel, rates: { [window]: Rate } }], the shape of GET /v1/channels. */
+function byChannel(rates) {
+  const channels = new Map();
+  for (const rate of rates) {
+    if (rate.dims) continue; // dimension breakdowns are not part of this table
+    let entry = channels.get(rate.channel);
+    if (!entry) {
+      entry = { channel: rate.channel, rates: {} };
+      channels.set(rate.channel, entry);
+    }
+    entry.rates[rate.window] = rate;
+  }
+  return [...channels.values()].sort((a, b) => (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0));
+}
+
+function renderSummary(byState) {
+  const parts = ['critical', 'major', 'warn', 'ok', 'few']
+    .filter((state) => byState[state] > 0)
+    .map((state) => {
+      const badge = document.createElement('span');
+      badge.className = `badge sev-${state}`;
+      badge.textContent = `${byState[state]} ${severityLabel[state]}`;
+      return badge;
+    });
+  $('summary').replaceChildren(...parts);
+}
+
+async function main() {
+  const initial = await loadInitial();
+  const windows = [...initial.windows].sort((a, b) => windowSeconds(a) - windowSeconds(b));
+  const shortest = windows[0];
+  const longest = windows[windows.length - 1];
+  // Started/pending are shown for one window; 5 m spans the default pending timeout, so it is the natural one.
+  const countsWindow = windows.includes('5m') ? '5m' : shortest;
+
+  const chart = new RateChart($('chart'), { thresholds: initial.thresholds });
+  $('chart-hint').textContent = `last hour · per-minute history, then live ${shortest} window · dashed: alert thresholds`;
+
+  const drilldown = new FailuresPanel(
+    {
+      panel: $('drilldown'), title: $('drilldown-title'), hint: $('drilldown-hint'),
+      body: $('failures-body'), empty: $('failures-empty'), close: $('drilldown-close'),
+    },
+    { window: longest, onClose: () => table.select(null) },
+  );
+  const table = new RatesTable(
+    { head: $('rates-head'), body: $('rates-body'), empty: $('empty') },
+    {
+      windows, thresholds: initial.thresholds, countsWindow,
+      onSelect: (channel) => {
+        table.select(channel);
+        drilldown.open(channel);
+      },
+    },
+  );
+  renderSummary(table.update(initial.channels));
+
+  // History is asked for in the server's time (asOf), not the browser's: the two clocks may differ.
+  const asOfs = initial.channels.flatMap((c) => Object.values(c.rates).map((r) => r.asOf));
+  const serverNow = asOfs.length ? Math.max(...asOfs) : Date.now();
+  const backfilled = new Set();
+  const backfill = (channel, toMs) => {
+    backfilled.add(channel);
+    fetchHistory(channel, toMs - HISTORY_SPAN_MS, toMs)
+      .then((history) => chart.backfill(channel, history.minutes))
+      .catch((error) => console.warn(`PayPulse: no history for ${channel}`, error));
+  };
+  for (const { channel } of initial.channels) backfill(channel, serverNow);
+
+  let lastEventAt = null;
+  let lastAsOf = null;
+  const onRates = (data) => {
+    lastEventAt = performance.now();
+    lastAsOf = data.asOf;
+    const channels = byChannel(data.rates);
+    renderSummary(table.update(channels));
+    chart.live(data.asOf, data.rates.filter((r) => r.window === shortest && !r.dims));
+    drilldown.onRates(data.rates, data.asOf);
+    for (const { channel } of channels) if (!backfilled.has(channel)) backfill(channel, data.asOf);
+    const stale = data.rates.some((r) => r.stale);
+    showBanner(stale ? 'The store is unreachable: showing the last known values.' : null);
+  };
+
+  const connection = $('connection');
+  openStream(['rates', 'alert', 'breaker'], {
+    onState: (state) => {
+      connection.className = `pill pill-${state}`;
+      connection.textContent = STATE_TEXT[state];
+    },
+    onEvent: (type, data) => {
+      // Alerts and breaker changes get their own panels with their issues; until then they are ignored.
+      if (type === 'rates' && Array.isArray(data?.rates)) onRates(data);
+    },
+  });
+
+  const age = $('age');
+  setInterval(() => {
+    if (lastEventAt === null) return;
+    const ageMs = performance.now() - lastEventAt;
+    age.textContent = `updated ${ago(ageMs)} ago`;
+    age.title = `numbers as of ${new Date(lastAsOf).toLocaleString()} (server time)`;
+    age.classList.toggle('old', ageMs > OLD_AFTER_MS);
+  }, 250);
+}
+
+main().catch((error) => {
+  console.error('PayPulse dashboard failed to start', error);
+  showBanner(`The dashboard failed to start: ${error.message}`);
+});

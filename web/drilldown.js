@@ -1,0 +1,106 @@
+// The drill-down: a channel's newest failed request ids, with time and code, kept current while open.
+import { fetchFailures } from './api.js';
+import { ago, clockTime, count } from './format.js';
+
+const LIMIT = 20;
+
+export class FailuresPanel {
+  /**
+   * @param {{ panel, title, hint, body, empty, close: HTMLElement }} elements
+   * @param {{ window: string, onClose(): void }} config  window: how far back to look (the longest one).
+   */
+  constructor(elements, config) {
+    this.elements = elements;
+    this.config = config;
+    this.channel = null;
+    this.lastFailureCount = null;
+    this.loading = false;
+    this.again = false;
+    elements.close.addEventListener('click', () => this.close());
+    document.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && this.channel) this.close();
+    });
+  }
+
+  open(channel) {
+    this.channel = channel;
+    this.lastFailureCount = null;
+    const { panel, title, hint, body, empty } = this.elements;
+    title.textContent = `Failures of ${channel}`;
+    hint.textContent = `newest ${LIMIT} failed requests in the last ${this.config.window}`;
+    body.replaceChildren();
+    empty.hidden = false;
+    empty.textContent = 'Loading…';
+    panel.hidden = false;
+    this.load();
+  }
+
+  close() {
+    if (!this.channel) return;
+    this.channel = null;
+    this.elements.panel.hidden = true;
+    this.config.onClose();
+  }
+
+  /** Called with each stream update; reloads only when the channel's failure count moved. */
+  onRates(rates, serverNowMs) {
+    this.serverNowMs = serverNowMs;
+    if (!this.channel) return;
+    const mine = rates.find((r) => r.channel === this.channel && r.window === this.config.window);
+    if (!mine) return;
+    if (this.lastFailureCount !== null && mine.failure !== this.lastFailureCount) this.load();
+    this.lastFailureCount = mine.failure;
+  }
+
+  /** One request in flight at a time; a change seen meanwhile triggers one more load after it. */
+  async load() {
+    if (this.loading) {
+      this.again = true;
+      return;
+    }
+    this.loading = true;
+    const channel = this.channel;
+    try {
+      const result = await fetchFailures(channel, this.config.window, LIMIT);
+      if (channel === this.channel) this.show(result.failures);
+    } catch (error) {
+      if (channel === this.channel) {
+        this.elements.empty.hidden = false;
+        this.elements.empty.textContent = `Could not load failures: ${error.message}`;
+      }
+    } finally {
+      this.loading = false;
+      if (this.again && this.channel) {
+        this.again = false;
+        this.load();
+      }
+    }
+  }
+
+  show(failures) {
+    const { body, empty } = this.elements;
+    const now = this.serverNowMs ?? Date.now();
+    body.replaceChildren(
+      ...failures.map((f) => {
+        const row = document.createElement('tr');
+        const id = document.createElement('td');
+        id.className = 'mono';
+        id.textContent = f.requestId;
+        const at = document.createElement('td');
+        at.className = 'mono';
+        at.textContent = clockTime(f.at);
+        at.title = `${ago(now - f.at)} ago`;
+        const code = document.createElement('td');
+        code.textContent = f.code ?? '—';
+        row.append(id, at, code);
+        return row;
+      }),
+    );
+    empty.hidden = failures.length > 0;
+    empty.textContent = `No failed requests in the last ${this.config.window}.`;
+    // A full page may hide older failures; a shorter one is everything the window holds.
+    this.elements.hint.textContent = failures.length >= LIMIT
+      ? `newest ${LIMIT} failed requests in the last ${this.config.window}`
+      : `all ${count(failures.length)} failed requests in the last ${this.config.window}`;
+  }
+}

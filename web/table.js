@@ -1,0 +1,166 @@
+// The table of current rates: one row per channel, one cell per window. Rows are kept and updated in
+// place, not re-rendered, so a focused channel button (keyboard users) survives the per-second updates.
+import { count, interval, percent, severity, severityLabel } from './format.js';
+
+export class RatesTable {
+  /**
+   * @param {{ head: HTMLElement, body: HTMLElement, empty: HTMLElement }} elements
+   * @param {{ windows: string[], thresholds: object, countsWindow: string, onSelect(channel): void }} config
+   */
+  constructor(elements, config) {
+    this.elements = elements;
+    this.config = config;
+    this.rows = new Map();
+    this.selected = null;
+    this.renderHead();
+  }
+
+  renderHead() {
+    const { windows, countsWindow } = this.config;
+    const head = this.elements.head;
+    head.replaceChildren(
+      th('Channel'),
+      th('State'),
+      ...windows.map((w) => th(`Last ${w}`, 'num')),
+      th(`Started (${countsWindow})`, 'num'),
+      th(`Pending (${countsWindow})`, 'num'),
+    );
+  }
+
+  /** channels: [{ channel, rates: { [window]: Rate } }], sorted by the server. */
+  update(channels) {
+    this.elements.empty.hidden = channels.length > 0;
+    const seen = new Set();
+    let previous = null;
+    for (const entry of channels) {
+      seen.add(entry.channel);
+      let row = this.rows.get(entry.channel);
+      if (!row) {
+        row = this.createRow(entry.channel);
+        this.rows.set(entry.channel, row);
+      }
+      // Keep the server's order without touching rows that are already in place.
+      const expectedAfter = previous ? previous.element.nextSibling : this.elements.body.firstChild;
+      if (expectedAfter !== row.element) this.elements.body.insertBefore(row.element, expectedAfter);
+      this.fillRow(row, entry.rates);
+      previous = row;
+    }
+    for (const [channel, row] of this.rows) {
+      if (!seen.has(channel)) {
+        row.element.remove();
+        this.rows.delete(channel);
+      }
+    }
+    // A row created after the selection was made must show it too.
+    if (this.selected) this.select(this.selected);
+    return this.summarise();
+  }
+
+  createRow(channel) {
+    const element = document.createElement('tr');
+    element.dataset.channel = channel;
+    const nameCell = document.createElement('th');
+    nameCell.scope = 'row';
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'channel-button';
+    button.textContent = channel;
+    button.setAttribute('aria-controls', 'drilldown');
+    button.setAttribute('aria-expanded', 'false');
+    button.title = `Show the latest failed requests of ${channel}`;
+    button.addEventListener('click', () => this.config.onSelect(channel));
+    nameCell.append(button);
+
+    const stateCell = document.createElement('td');
+    const badge = document.createElement('span');
+    badge.className = 'badge';
+    stateCell.append(badge);
+
+    const rateCells = this.config.windows.map(() => rateCell());
+    const started = numCell();
+    const pending = numCell();
+    element.append(nameCell, stateCell, ...rateCells.map((c) => c.td), started, pending);
+    return { element, button, badge, rateCells, started, pending, state: 'none' };
+  }
+
+  fillRow(row, rates) {
+    const { windows, thresholds, countsWindow } = this.config;
+    windows.forEach((w, i) => fillRateCell(row.rateCells[i], rates[w], thresholds));
+    const counts = rates[countsWindow];
+    row.started.textContent = counts ? count(counts.started) : '—';
+    row.pending.textContent = counts ? count(counts.pending) : '—';
+
+    // The row's state comes from the shortest window with enough samples: the freshest number that can be
+    // trusted (seed 000 §5.1). A short window with few samples would flash red on a handful of failures.
+    const trusted = windows.map((w) => rates[w]).find((r) => r && r.sufficient && r.rate !== null);
+    const anyData = windows.some((w) => rates[w] && rates[w].total > 0);
+    const state = trusted ? severity(trusted.rate, thresholds) : anyData ? 'few' : 'none';
+    row.state = state;
+    row.element.className = `row-${state}`;
+    row.badge.className = `badge sev-${state}`;
+    row.badge.textContent = trusted && state !== 'ok' ? `${severityLabel[state]} · ${trusted.window}` : severityLabel[state];
+  }
+
+  select(channel) {
+    this.selected = channel;
+    for (const [name, row] of this.rows) {
+      const on = name === channel;
+      row.element.classList.toggle('selected', on);
+      row.button.setAttribute('aria-expanded', String(on));
+    }
+  }
+
+  /** Counts per state for the header summary, plus whether any number is a stale last-known value. */
+  summarise() {
+    const byState = { critical: 0, major: 0, warn: 0, ok: 0, few: 0, none: 0 };
+    for (const row of this.rows.values()) byState[row.state] += 1;
+    return byState;
+  }
+}
+
+function th(text, className) {
+  const cell = document.createElement('th');
+  cell.scope = 'col';
+  cell.textContent = text;
+  if (className) cell.className = className;
+  return cell;
+}
+
+function numCell() {
+  const cell = document.createElement('td');
+  cell.className = 'num';
+  return cell;
+}
+
+function rateCell() {
+  const td = document.createElement('td');
+  td.className = 'rate num';
+  const value = document.createElement('span');
+  value.className = 'value';
+  const ci = document.createElement('span');
+  ci.className = 'ci';
+  const n = document.createElement('span');
+  n.className = 'n';
+  td.append(value, ci, n);
+  return { td, value, ci, n };
+}
+
+function fillRateCell(cell, rate, thresholds) {
+  if (!rate) {
+    cell.td.className = 'rate num sev-none';
+    cell.value.textContent = '—';
+    cell.ci.textContent = '';
+    cell.n.textContent = '';
+    return;
+  }
+  const sev = severity(rate.rate, thresholds);
+  const few = rate.total > 0 && !rate.sufficient;
+  cell.td.className = `rate num sev-${sev}${few ? ' few' : ''}${rate.stale ? ' stale' : ''}`;
+  cell.value.textContent = percent(rate.rate);
+  cell.ci.textContent = interval(rate.low, rate.high);
+  cell.n.textContent = `n = ${count(rate.total)}${few ? ' · few samples' : ''}${rate.stale ? ' · stale' : ''}`;
+  cell.td.title = rate.total
+    ? `${count(rate.success)} succeeded, ${count(rate.failure)} failed in the last ${rate.window}` +
+      (few ? ' — too few samples to trust the rate' : '')
+    : `no outcomes in the last ${rate.window}`;
+}
