@@ -55,7 +55,7 @@ export class RedisConnection {
     const sent = this.isCluster
       ? (this.client as RedisClusterType).sendCommand(routingKey, false, strArgs)
       : (this.client as RedisClientType).sendCommand(strArgs);
-    return this.withTimeout(sent as Promise<RedisReply>, timeoutMs);
+    return this.withTimeout(sent as unknown as Promise<RedisReply>, timeoutMs);
   }
 
   /** EVALSHA, falling back to EVAL once when the server does not know the script yet (NOSCRIPT). */

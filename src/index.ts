@@ -1,0 +1,6 @@
+export { createPulse, type Pulse } from './pulse.js';
+export { ManualClock, systemClock, type Clock } from './clock.js';
+export { PayPulseError, ValidationError, StoreUnavailableError, errorCodes, type ErrorCode, type FieldIssue } from './errors.js';
+export { parseWindow } from './stats/windows.js';
+export { wilson } from './stats/wilson.js';
+export type * from './types.js';

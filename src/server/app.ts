@@ -1,0 +1,116 @@
+// The Fastify application of `paypulse serve`: API routes, stream, metrics, probes, OpenAPI at /docs and the
+// dashboard. It owns no process-level resources (sockets, signal handlers, the snapshot timer): startService
+// does, so tests build as many apps as they like and drive them with inject().
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { systemClock, type Clock } from '../clock.js';
+import type { HistoryStore, SnapshotJob } from '../history/index.js';
+import type { PulseStats } from '../types.js';
+import { requireTokenForWrites } from './auth.js';
+import type { ServiceConfig } from './config.js';
+import { registerDashboard } from './dashboard.js';
+import { installErrorHandlers } from './httpErrors.js';
+import { instrumentPulse } from './metrics/instrumentPulse.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics/serviceMetrics.js';
+import { registerChannelRoutes } from './routes/channels.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerMetricsRoute } from './routes/metrics.js';
+import { registerOutcomeRoutes } from './routes/outcomes.js';
+import { registerStreamRoute } from './routes/stream.js';
+import { sharedSchemas } from './schemas.js';
+import { EventHub } from './stream/eventHub.js';
+import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
+
+/** Issue 3: "Bodies over 5 MB → 413". */
+export const bodyLimitBytes = 5 * 1024 * 1024;
+
+export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents'> & { token?: string };
+
+export interface BuildAppOptions<P extends PulseStats = PulseStats> {
+  pulse: P;
+  history: HistoryStore;
+  config: AppConfig;
+  /** A pino logger; none: silent (tests). */
+  logger?: FastifyBaseLogger;
+  /** The clock the pulse runs on; times that the service computes (history defaults, stream asOf) use it too. */
+  clock?: Clock;
+  /** For the history metrics. */
+  snapshots?: Pick<SnapshotJob, 'stats'>;
+}
+
+/** What the app adds to Fastify, for startService, the demo and later issues (alerts publish on `hub`). */
+export interface PaypulseContext<P extends PulseStats = PulseStats> {
+  /** The pulse with metrics around it: record through this one so the counters move. */
+  pulse: P;
+  hub: EventHub;
+  ticker: RatesTicker;
+  metrics: ServiceMetrics;
+  /** Set by startService when a shutdown begins: /readyz then answers 503. */
+  shuttingDown: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    paypulse: PaypulseContext;
+  }
+}
+
+export async function buildApp<P extends PulseStats>(options: BuildAppOptions<P>): Promise<FastifyInstance> {
+  const { history, config, logger, snapshots } = options;
+  const clock = options.clock ?? systemClock;
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit: bodyLimitBytes,
+    // Per-request access logs at hundreds of ingest calls a second would dwarf everything else; errors are
+    // still logged, and /metrics carries per-route latency and status counts.
+    disableRequestLogging: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+  });
+
+  const hub = new EventHub({ maxEvents: config.streamReplayEvents });
+  const metrics = createServiceMetrics({ pulse: options.pulse, hub, history: () => snapshots?.stats });
+  const pulse = instrumentPulse(options.pulse, metrics.observer);
+  const ticker = startRatesTicker({ pulse, hub, clock, intervalMs: config.streamIntervalMs, logger: app.log });
+  const context: PaypulseContext<P> = { pulse, hub, ticker, metrics, shuttingDown: false };
+  app.decorate('paypulse', context as unknown as PaypulseContext);
+  app.addHook('onClose', async () => ticker.stop());
+
+  installErrorHandlers(app);
+  metrics.instrumentHttp(app);
+  if (config.token) requireTokenForWrites(app, config.token);
+  for (const schema of sharedSchemas) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'PayPulse',
+        version: '0.1.0',
+        description: 'Real-time success rates of payment channels. Errors are { error: { code, message, details? } } with PP_ERR_* codes.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    // Shared schemas appear under their $id (Rate, Outcome …) instead of def-0, def-1.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  // swagger-ui ships its assets in the package: /docs works with no network beyond this machine.
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  registerOutcomeRoutes(app, pulse);
+  registerChannelRoutes(app, { pulse, history, clock, thresholds: config.thresholds });
+  registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop });
+  registerMetricsRoute(app, metrics.registry);
+  registerHealthRoutes(app, { pulse: options.pulse, history, isShuttingDown: () => context.shuttingDown });
+  await registerDashboard(app);
+
+  // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode < 400) return;
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    if (reply.statusCode >= 500) request.log.error(line, 'request failed');
+    else request.log.info(line, 'request rejected');
+  });
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,185 @@
+// Service configuration: defaults, then an optional JSON/YAML file, then environment variables, then
+// explicit overrides (CLI flags), validated once at start with one line per bad field that names where the
+// value came from, so an operator can fix a deployment from the error alone.
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { PayPulseError } from '../errors.js';
+
+const windowPattern = /^[1-9]\d*(s|m|h)$/;
+const loopbackHosts = new Set(['localhost', '::1', '[::1]']);
+
+export function isLoopback(host: string): boolean {
+  return loopbackHosts.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+const thresholdsSchema = z
+  .strictObject({
+    warn: z.number().gt(0).lte(1),
+    major: z.number().gt(0).lte(1),
+    critical: z.number().gt(0).lte(1),
+  })
+  .refine((t) => t.critical < t.major && t.major < t.warn, {
+    message: 'must satisfy critical < major < warn',
+  });
+
+const configSchema = z
+  .strictObject({
+    port: z.number().int().min(0).max(65_535),
+    host: z.string().min(1),
+    redisUrl: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+    databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
+    /** PGlite folder; ignored when databaseUrl is set. */
+    dataDir: z.string().min(1).optional(),
+    namespace: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1-32 of a-z 0-9 _ - (a Redis key prefix)'),
+    token: z.string().min(16, 'must be at least 16 characters').optional(),
+    windows: z.array(z.string().regex(windowPattern, 'must look like 30s, 5m or 1h')).min(1),
+    minSamples: z.number().int().min(1),
+    strategy: z.enum(['buckets', 'zset', 'zset-sharded']),
+    thresholds: thresholdsSchema,
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    /** How often the stream publishes `rates` (the issue asks for at least every second). */
+    streamIntervalMs: z.number().int().min(100).max(1_000),
+    /** Events kept for clients reconnecting with Last-Event-ID. */
+    streamReplayEvents: z.number().int().min(1).max(100_000),
+    historyIntervalMs: z.number().int().min(1_000),
+    historyLookbackMinutes: z.number().int().min(1).max(120),
+    /** Longest a graceful shutdown waits for in-flight requests before closing sockets. */
+    shutdownTimeoutMs: z.number().int().min(0),
+  })
+
+/** Anyone on the network could write outcomes and bend routing: outside loopback a token is mandatory. */
+function tokenProblem(merged: Record<string, unknown>): string | null {
+  const host = merged.host;
+  if (typeof host !== 'string' || isLoopback(host) || merged.token) return null;
+  return `PAYPULSE_TOKEN: required when host is ${host} (not loopback); every /v1 write then needs "Authorization: Bearer <token>"`;
+}
+
+export type ServiceConfig = z.infer<typeof configSchema>;
+
+export const defaultConfig: ServiceConfig = {
+  port: 8080,
+  host: '127.0.0.1',
+  namespace: 'paypulse',
+  windows: ['1m', '5m', '15m', '1h'],
+  minSamples: 100,
+  strategy: 'buckets',
+  // Seed 000 §4.3: < 95 % yellow, < 80 % orange, < 50 % red.
+  thresholds: { warn: 0.95, major: 0.8, critical: 0.5 },
+  logLevel: 'info',
+  streamIntervalMs: 1_000,
+  streamReplayEvents: 300,
+  historyIntervalMs: 10_000,
+  historyLookbackMinutes: 10,
+  shutdownTimeoutMs: 10_000,
+};
+
+type Field = keyof ServiceConfig;
+type EnvKind = 'string' | 'int' | 'list';
+
+/** Environment variable → field; the variable's name is what an error line shows. */
+const envFields: [string, Field, EnvKind][] = [
+  ['PORT', 'port', 'int'],
+  ['HOST', 'host', 'string'],
+  ['REDIS_URL', 'redisUrl', 'string'],
+  ['DATABASE_URL', 'databaseUrl', 'string'],
+  ['PAYPULSE_DATA_DIR', 'dataDir', 'string'],
+  ['PAYPULSE_NAMESPACE', 'namespace', 'string'],
+  ['PAYPULSE_TOKEN', 'token', 'string'],
+  ['PAYPULSE_WINDOWS', 'windows', 'list'],
+  ['PAYPULSE_MIN_SAMPLES', 'minSamples', 'int'],
+  ['PAYPULSE_STRATEGY', 'strategy', 'string'],
+  ['PAYPULSE_LOG_LEVEL', 'logLevel', 'string'],
+  ['PAYPULSE_STREAM_INTERVAL_MS', 'streamIntervalMs', 'int'],
+  ['PAYPULSE_STREAM_REPLAY_EVENTS', 'streamReplayEvents', 'int'],
+  ['PAYPULSE_HISTORY_INTERVAL_MS', 'historyIntervalMs', 'int'],
+  ['PAYPULSE_HISTORY_LOOKBACK_MINUTES', 'historyLookbackMinutes', 'int'],
+  ['PAYPULSE_SHUTDOWN_TIMEOUT_MS', 'shutdownTimeoutMs', 'int'],
+];
+
+export class ConfigError extends PayPulseError {
+  constructor(readonly lines: string[]) {
+    super('PP_ERR_CONFIG', `invalid configuration:\n  ${lines.join('\n  ')}`, lines);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  /** `--config`; falls back to PAYPULSE_CONFIG. */
+  configPath?: string;
+  /** Highest precedence, e.g. CLI flags; the key is shown as `--key` in errors. */
+  overrides?: Partial<ServiceConfig>;
+}
+
+function envValue(raw: string, kind: EnvKind): unknown {
+  if (kind === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  // Only a clean integer becomes a number; anything else stays a string so the error shows what was typed.
+  if (kind === 'int') return /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+  return raw;
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`${path}: cannot be read (${(err as Error).message})`]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text) : JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError([`${path}: not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'} (${(err as Error).message.split('\n')[0]})`]);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError([`${path}: must hold an object of settings`]);
+  return parsed as Record<string, unknown>;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
+  const env = options.env ?? process.env;
+  const merged: Record<string, unknown> = { ...defaultConfig };
+  const source = new Map<string, string>();
+
+  const configPath = options.configPath ?? (env.PAYPULSE_CONFIG || undefined);
+  if (configPath) {
+    for (const [key, value] of Object.entries(readConfigFile(configPath))) {
+      merged[key] = value;
+      source.set(key, `${configPath}: ${key}`);
+    }
+  }
+  for (const [name, field, kind] of envFields) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    merged[field] = envValue(raw, kind);
+    source.set(field, name);
+  }
+  for (const [key, value] of Object.entries(options.overrides ?? {})) {
+    if (value === undefined) continue;
+    merged[key] = value;
+    source.set(key, `--${key}`);
+  }
+
+  const result = configSchema.safeParse(merged);
+  const missingToken = tokenProblem(merged);
+  if (result.success && !missingToken) return result.data;
+  if (result.success) throw new ConfigError([missingToken!]);
+  const lines = result.error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      // Typos in a config file ("prot: 80") would otherwise be ignored silently.
+      const prefix = issue.path.length > 0 ? `${source.get(String(issue.path[0])) ?? String(issue.path[0])}.` : '';
+      return issue.keys.map((k) => `${prefix || (source.get(k) ?? k) + ': '}${prefix ? k + ': ' : ''}unknown setting`);
+    }
+    const [head, ...rest] = issue.path.map(String);
+    const key = head ?? '(config)';
+    const label = source.get(key) ?? (key === 'token' ? 'PAYPULSE_TOKEN' : key);
+    const where = rest.length > 0 ? `${label}.${rest.join('.')}` : label;
+    const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey], merged);
+    const got = value === undefined || key === 'token' ? '' : ` (got ${JSON.stringify(value)})`;
+    return [`${where}: ${issue.message}${got}`];
+  });
+  if (missingToken) lines.push(missingToken);
+  throw new ConfigError(lines);
+}

@@ -1,0 +1,215 @@
+// Read routes over the live statistics (/v1/channels, rate, failures) and the history store (history).
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../clock.js';
+import { ValidationError } from '../../errors.js';
+import type { HistoryStore } from '../../history/index.js';
+import type { PulseStats, Rate } from '../../types.js';
+import { readAllRates } from '../stream/ratesTicker.js';
+import { channelParamsSchema, errorResponses } from '../schemas.js';
+
+const windowQuery = { type: 'string', pattern: '^[1-9]\\d*(s|m|h)$', description: 'e.g. 1m, 5m, 1h' } as const;
+const maxHistoryMs = 31 * 24 * 3600_000;
+
+export interface ChannelRoutesOptions {
+  pulse: Pick<PulseStats, 'rate' | 'lastN' | 'rates' | 'failures' | 'windows'>;
+  history: Pick<HistoryStore, 'minutes'>;
+  clock: Clock;
+  thresholds: { warn: number; major: number; critical: number };
+}
+
+/** `method:card,currency:EUR` → { method: 'card', currency: 'EUR' }. */
+function parseDims(text: string | undefined): Record<string, string> | undefined {
+  if (!text) return undefined;
+  const dims: Record<string, string> = {};
+  for (const pair of text.split(',')) {
+    const at = pair.indexOf(':');
+    if (at <= 0 || at === pair.length - 1) {
+      throw new ValidationError([{ index: 0, field: 'querystring.dims', reason: 'must look like name:value,name:value' }]);
+    }
+    dims[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return dims;
+}
+
+/** History bounds: epoch ms or an ISO 8601 date. */
+function parseTime(text: string | undefined, field: string): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  if (!Number.isFinite(ms)) throw new ValidationError([{ index: 0, field: `querystring.${field}`, reason: 'must be epoch milliseconds or an ISO 8601 date' }]);
+  return ms;
+}
+
+export function registerChannelRoutes(app: FastifyInstance, { pulse, history, clock, thresholds }: ChannelRoutesOptions): void {
+  const defaultWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
+
+  app.get(
+    '/v1/channels',
+    {
+      schema: {
+        summary: 'Every channel with its rates for the configured windows',
+        response: {
+          200: {
+            type: 'object',
+            required: ['windows', 'thresholds', 'channels'],
+            properties: {
+              windows: { type: 'array', items: { type: 'string' } },
+              thresholds: {
+                type: 'object',
+                properties: { warn: { type: 'number' }, major: { type: 'number' }, critical: { type: 'number' } },
+              },
+              channels: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['channel', 'rates'],
+                  properties: { channel: { type: 'string' }, rates: { type: 'object', additionalProperties: { $ref: 'Rate#' } } },
+                },
+              },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async () => {
+      const byChannel = new Map<string, Record<string, Rate>>();
+      for (const rate of await readAllRates(pulse)) {
+        let rates = byChannel.get(rate.channel);
+        if (!rates) byChannel.set(rate.channel, (rates = {}));
+        rates[rate.window] = rate;
+      }
+      const channels = [...byChannel.keys()].sort().map((channel) => ({ channel, rates: byChannel.get(channel)! }));
+      return { windows: pulse.windows, thresholds, channels };
+    },
+  );
+
+  app.get(
+    '/v1/channels/:channel/rate',
+    {
+      schema: {
+        summary: "A channel's success rate over a time window, or over its newest n outcomes",
+        description: 'Give `window` (default 5m) or `n`, not both. `dims=method:card` narrows to a configured dimension set.',
+        params: channelParamsSchema,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            window: windowQuery,
+            n: { type: 'integer', minimum: 1, maximum: 10_000 },
+            dims: { type: 'string', maxLength: 512 },
+          },
+        },
+        response: { 200: { $ref: 'Rate#' }, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { channel } = request.params as { channel: string };
+      const query = request.query as { window?: string; n?: number; dims?: string };
+      if (query.window !== undefined && query.n !== undefined) {
+        throw new ValidationError([{ index: 0, field: 'querystring', reason: 'give window or n, not both' }]);
+      }
+      const dims = parseDims(query.dims);
+      if (query.n !== undefined) return pulse.lastN(channel, { n: query.n, dims });
+      return pulse.rate(channel, { window: query.window ?? defaultWindow, dims });
+    },
+  );
+
+  app.get(
+    '/v1/channels/:channel/failures',
+    {
+      schema: {
+        summary: "A channel's newest failed requests",
+        params: channelParamsSchema,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { window: windowQuery, limit: { type: 'integer', minimum: 1, maximum: 1_000, default: 20 } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['channel', 'window', 'failures'],
+            properties: {
+              channel: { type: 'string' },
+              window: { type: 'string' },
+              failures: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['requestId', 'at'],
+                  properties: { requestId: { type: 'string' }, at: { type: 'integer' }, code: { type: 'string' } },
+                },
+              },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { channel } = request.params as { channel: string };
+      const { window = defaultWindow, limit } = request.query as { window?: string; limit: number };
+      return { channel, window, failures: await pulse.failures(channel, { window, limit }) };
+    },
+  );
+
+  app.get(
+    '/v1/channels/:channel/history',
+    {
+      schema: {
+        summary: "A channel's per-minute snapshots from the history store",
+        description: '`from` and `to` are epoch ms or ISO 8601 dates; default: the last hour. At most 31 days.',
+        params: channelParamsSchema,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { from: { type: 'string', maxLength: 40 }, to: { type: 'string', maxLength: 40 } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['channel', 'minutes'],
+            properties: {
+              channel: { type: 'string' },
+              from: { type: 'integer' },
+              to: { type: 'integer' },
+              minutes: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['minute', 'success', 'failure', 'started', 'rate'],
+                  properties: {
+                    minute: { type: 'integer', description: 'start of the minute, epoch ms' },
+                    success: { type: 'integer' },
+                    failure: { type: 'integer' },
+                    started: { type: 'integer' },
+                    rate: { type: ['number', 'null'] },
+                  },
+                },
+              },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { channel } = request.params as { channel: string };
+      const query = request.query as { from?: string; to?: string };
+      const to = parseTime(query.to, 'to') ?? clock.now();
+      const from = parseTime(query.from, 'from') ?? to - 3600_000;
+      if (from > to) throw new ValidationError([{ index: 0, field: 'querystring.from', reason: 'must not be after to' }]);
+      if (to - from > maxHistoryMs) throw new ValidationError([{ index: 0, field: 'querystring', reason: 'range must be at most 31 days' }]);
+      const minutes = await history.minutes(channel, { from, to });
+      return {
+        channel,
+        from,
+        to,
+        minutes: minutes.map((m) => {
+          const terminal = m.success + m.failure;
+          return { ...m, rate: terminal === 0 ? null : m.success / terminal };
+        }),
+      };
+    },
+  );
+}

@@ -1,0 +1,85 @@
+// Liveness and readiness. /healthz touches nothing (a restart cannot fix Redis, so a Redis outage must not
+// fail liveness); /readyz asks the store and the history store, so a load balancer stops sending traffic to
+// an instance that cannot serve it, and to one that is shutting down.
+import type { FastifyInstance } from 'fastify';
+import type { HistoryStore } from '../../history/index.js';
+import type { PulseStats } from '../../types.js';
+
+const probeTimeoutMs = 2_000;
+
+export interface HealthRouteOptions {
+  pulse: Pick<PulseStats, 'health' | 'channels'>;
+  history: Pick<HistoryStore, 'ping' | 'kind'>;
+  isShuttingDown: () => boolean;
+}
+
+interface Check {
+  ok: boolean;
+  kind: string;
+  detail?: string;
+}
+
+async function probe(kind: string, work: () => Promise<unknown>): Promise<Check> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      work(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${probeTimeoutMs} ms`)), probeTimeoutMs);
+      }),
+    ]);
+    return { ok: true, kind };
+  } catch (err) {
+    return { ok: false, kind, detail: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const checkSchema = {
+  type: 'object',
+  required: ['ok', 'kind'],
+  properties: { ok: { type: 'boolean' }, kind: { type: 'string' }, detail: { type: 'string' } },
+} as const;
+
+const readySchema = {
+  type: 'object',
+  required: ['status', 'checks'],
+  properties: {
+    status: { type: 'string', enum: ['ready', 'not ready'] },
+    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, shutdown: checkSchema } },
+  },
+} as const;
+
+export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown }: HealthRouteOptions): void {
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        summary: 'Liveness: the process answers',
+        response: { 200: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } } } },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    { schema: { summary: 'Readiness: the store and the history store answer', response: { 200: readySchema, 503: readySchema } } },
+    async (_request, reply) => {
+      const health = pulse.health();
+      const [store, historyCheck] = await Promise.all([
+        probe(`${health.store}/${health.strategy}`, async () => {
+          await pulse.channels();
+          // The library's own view: it may be buffering (fail open) even if this one read got through.
+          if (!pulse.health().storeReachable) throw new Error(`store failing; ${pulse.health().bufferedOutcomes} outcomes buffered`);
+        }),
+        probe(history.kind, () => history.ping()),
+      ]);
+      const checks: Record<string, Check> = { store, history: historyCheck };
+      if (isShuttingDown()) checks.shutdown = { ok: false, kind: 'process', detail: 'shutting down' };
+      const ready = Object.values(checks).every((c) => c.ok);
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+    },
+  );
+}

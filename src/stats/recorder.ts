@@ -1,0 +1,200 @@
+// The write path. Concurrent `record` calls are coalesced: while one batch is at the store, new
+// outcomes queue and go together in the next one, so a gateway calling `record` once per callback
+// still pays one store round trip per batch (one script call per channel, pipelined).
+// Fail open: when the store fails or is slower than `recordTimeoutMs`, outcomes wait in a bounded
+// buffer and the caller gets `buffered: 1` at once; the buffer is written when the store answers
+// again (dedup makes a retry of a write that did land harmless). What overflows is dropped, counted
+// and logged, never silently.
+import type { Clock } from '../clock.js';
+import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/port.js';
+import type { Outcome, PulseLogger, RecordResult } from '../types.js';
+import { hashId } from './hash.js';
+import type { SeriesPlan } from './series.js';
+import type { ResolvedSettings } from './settings.js';
+
+interface Item {
+  channel: string;
+  stored: StoredOutcome;
+  /** Absent for outcomes retried from the buffer: their caller already got `buffered`. */
+  resolve?: (result: RecordResult) => void;
+}
+
+const statusCodes = { pending: StatusCode.Pending, failure: StatusCode.Failure, success: StatusCode.Success };
+const result = (code: 'accepted' | 'duplicate' | 'corrected' | 'stale' | 'buffered'): RecordResult => ({
+  accepted: code === 'accepted' ? 1 : 0,
+  duplicate: code === 'duplicate' ? 1 : 0,
+  corrected: code === 'corrected' ? 1 : 0,
+  stale: code === 'stale' ? 1 : 0,
+  buffered: code === 'buffered' ? 1 : 0,
+});
+const byCode = [result('accepted'), result('duplicate'), result('corrected')];
+
+export interface RecorderStats {
+  storeReachable: boolean;
+  storeErrors: number;
+  droppedOutcomes: number;
+  batches: number;
+  lastBatchSize: number;
+  staleOutcomes: number;
+}
+
+export class Recorder {
+  private queue: Item[] = [];
+  private buffer: Item[] = [];
+  private running: Promise<void> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  readonly stats: RecorderStats = {
+    storeReachable: true,
+    storeErrors: 0,
+    droppedOutcomes: 0,
+    batches: 0,
+    lastBatchSize: 0,
+    staleOutcomes: 0,
+  };
+
+  constructor(
+    private readonly store: StatsStore,
+    private readonly settings: ResolvedSettings,
+    private readonly plan: SeriesPlan,
+    private readonly clock: Clock,
+    private readonly logger: PulseLogger | undefined,
+    /** Called after each written batch with its size and duration, for metrics. */
+    private readonly onBatch?: (size: number, ms: number) => void,
+  ) {}
+
+  get bufferedOutcomes(): number {
+    return this.buffer.length;
+  }
+
+  /** Outcomes must be validated already. Resolves once their batch is written or buffered. */
+  submit(outcomes: Outcome[]): Promise<RecordResult[]> {
+    const promises = outcomes.map(
+      (o) =>
+        new Promise<RecordResult>((resolve) => {
+          this.queue.push({
+            channel: o.channel,
+            stored: {
+              requestId: o.requestId,
+              status: statusCodes[o.status],
+              at: o.at,
+              code: o.code ?? '',
+              series: this.plan.seriesOf(o.dims),
+              hash: hashId(o.requestId),
+            },
+            resolve,
+          });
+        }),
+    );
+    this.kick();
+    return Promise.all(promises);
+  }
+
+  private kick(): void {
+    // A microtask lets every record() of the current tick join the first batch.
+    this.running ??= Promise.resolve().then(() => this.drainQueue()).finally(() => {
+      this.running = undefined;
+      if (this.queue.length > 0) this.kick();
+    });
+  }
+
+  private async drainQueue(): Promise<void> {
+    while (this.queue.length > 0) {
+      // Buffered outcomes go first: they are older, and order matters (pending before success).
+      const room = Math.max(0, this.settings.maxBatch - Math.min(this.queue.length, this.settings.maxBatch));
+      const retried = this.stats.storeReachable ? this.buffer.splice(0, room) : [];
+      const batch = [...retried, ...this.queue.splice(0, this.settings.maxBatch)];
+      await this.writeBatch(batch);
+    }
+  }
+
+  /** Writes one batch; false when any of it had to be buffered. */
+  private async writeBatch(batch: Item[]): Promise<boolean> {
+    const now = this.clock.now();
+    const started = performance.now();
+    const byChannel = new Map<string, Item[]>();
+    for (const item of batch) {
+      const { at } = item.stored;
+      // Too old for every window (and the dedup horizon), or further ahead than clock skew explains.
+      if (at < now - this.settings.horizonMs || at > now + this.settings.skewToleranceMs) {
+        this.stats.staleOutcomes++;
+        item.resolve?.(result('stale'));
+        continue;
+      }
+      const list = byChannel.get(item.channel);
+      if (list) list.push(item);
+      else byChannel.set(item.channel, [item]);
+    }
+    if (byChannel.size === 0) return true;
+    let ok = true;
+    const channels = [...byChannel.keys()];
+    const writes = channels.map((channel) => {
+      const items = byChannel.get(channel)!;
+      return this.store.recordBatch(channel, items.map((i) => i.stored), now).then(
+        (codes) => items.forEach((item, i) => item.resolve?.(byCode[codes[i]] ?? result('accepted'))),
+        (err: unknown) => {
+          ok = false;
+          this.bufferFailed(items, err);
+        },
+      );
+    });
+    const touch = this.store.touchChannels(channels, now).catch(() => undefined);
+    await Promise.all([...writes, touch]);
+    this.stats.batches++;
+    this.stats.lastBatchSize = batch.length;
+    this.onBatch?.(batch.length, performance.now() - started);
+    if (ok && !this.stats.storeReachable) {
+      this.stats.storeReachable = true;
+      this.logger?.info({ buffered: this.buffer.length }, 'paypulse: store reachable again, writing buffered outcomes');
+    }
+    if (ok && this.buffer.length > 0) this.scheduleRetry();
+    return ok;
+  }
+
+  private bufferFailed(items: Item[], err: unknown): void {
+    this.stats.storeErrors++;
+    if (this.stats.storeReachable) {
+      this.stats.storeReachable = false;
+      this.logger?.warn({ err: String(err) }, 'paypulse: store unavailable, buffering outcomes (fail open)');
+    }
+    const room = this.settings.bufferLimit - this.buffer.length;
+    const kept = items.slice(0, Math.max(0, room));
+    const dropped = items.length - kept.length;
+    for (const item of kept) {
+      item.resolve?.(result('buffered'));
+      this.buffer.push({ channel: item.channel, stored: item.stored });
+    }
+    if (dropped > 0) {
+      this.stats.droppedOutcomes += dropped;
+      this.logger?.error({ dropped, bufferLimit: this.settings.bufferLimit }, 'paypulse: outcome buffer full, outcomes dropped');
+      for (const item of items.slice(kept.length)) item.resolve?.(result('buffered'));
+    }
+    this.scheduleRetry();
+  }
+
+  /** Retries the buffer on a timer too, so a quiet gateway still writes it once the store is back. */
+  private scheduleRetry(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.retryBuffer();
+    }, 500);
+    this.retryTimer.unref();
+  }
+
+  /** Writes buffered outcomes; true when the buffer is empty afterwards. */
+  async retryBuffer(): Promise<boolean> {
+    await this.running;
+    while (this.buffer.length > 0) {
+      if (!(await this.writeBatch(this.buffer.splice(0, this.settings.maxBatch)))) return false;
+    }
+    return true;
+  }
+
+  /** Waits for queued outcomes and tries the buffer once more (close, graceful shutdown). */
+  async flush(): Promise<void> {
+    await this.running;
+    if (this.buffer.length > 0) await this.retryBuffer();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+}

@@ -1,0 +1,78 @@
+// Turns PulseOptions into checked settings: defaults from the seeds and the issue, one clear
+// message per bad option.
+import { PayPulseError } from '../errors.js';
+import type { EngineSettings } from '../store/port.js';
+import type { PulseOptions, Strategy } from '../types.js';
+import { parseWindow } from './windows.js';
+
+export const defaultWindows = ['1m', '5m', '15m', '1h'];
+const strategies: Strategy[] = ['buckets', 'zset', 'zset-sharded'];
+
+export interface ResolvedSettings extends EngineSettings {
+  windows: string[];
+  windowsSec: number[];
+  minSamples: number;
+  dimensions: string[][];
+  restrictDims: boolean;
+  recordTimeoutMs: number;
+  bufferLimit: number;
+  maxBatch: number;
+}
+
+function positiveInt(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v <= 0) throw new PayPulseError('PP_ERR_CONFIG', `${name} must be a positive integer, got ${value}`);
+  return v;
+}
+
+export function resolveSettings(options: PulseOptions): ResolvedSettings {
+  const windows = options.windows ?? defaultWindows;
+  if (windows.length === 0) throw new PayPulseError('PP_ERR_CONFIG', 'windows must name at least one window');
+  let windowsSec: number[];
+  try {
+    windowsSec = windows.map(parseWindow);
+  } catch (err) {
+    throw new PayPulseError('PP_ERR_CONFIG', `windows: ${(err as Error).message}`);
+  }
+  const strategy = options.strategy ?? 'buckets';
+  if (!strategies.includes(strategy)) {
+    throw new PayPulseError('PP_ERR_CONFIG', `strategy must be one of ${strategies.join(', ')}, got ${strategy}`);
+  }
+  // The dedup horizon: the longest window plus 10 minutes of late callbacks (issue 2).
+  const horizonMs = Math.max(...windowsSec) * 1000 + 10 * 60_000;
+  const pendingTimeoutMs = positiveInt('pendingTimeoutMs', options.pendingTimeoutMs, 5 * 60_000);
+  if (pendingTimeoutMs >= horizonMs) {
+    throw new PayPulseError('PP_ERR_CONFIG', `pendingTimeoutMs must be shorter than the dedup horizon (${horizonMs} ms)`);
+  }
+  const dimensions = options.dimensions ?? [];
+  for (const set of dimensions) {
+    if (!Array.isArray(set) || set.length === 0 || set.some((d) => typeof d !== 'string' || !/^[A-Za-z0-9_]{1,32}$/.test(d))) {
+      throw new PayPulseError('PP_ERR_CONFIG', `dimensions: each set must be a non-empty list of names, got ${JSON.stringify(set)}`);
+    }
+  }
+  const namespace = options.namespace ?? 'paypulse';
+  if (!/^[A-Za-z0-9._-]{1,32}$/.test(namespace)) {
+    throw new PayPulseError('PP_ERR_CONFIG', `namespace must be 1–32 chars of [A-Za-z0-9._-], got ${JSON.stringify(namespace)}`);
+  }
+  return {
+    namespace,
+    strategy,
+    windows,
+    windowsSec,
+    horizonMs,
+    pendingTimeoutMs,
+    skewToleranceMs: positiveInt('skewToleranceMs', options.skewToleranceMs, 60_000),
+    // Minute counts are kept at least 2 h (seed 000 §4.3), longer if the horizon is longer.
+    retentionMs: Math.max(horizonMs, 2 * 3600_000) + 60_000,
+    lastNMax: 2000,
+    failuresMax: 2000,
+    ledgerShards: 4096,
+    zsetShards: 4,
+    minSamples: positiveInt('minSamples', options.minSamples, 100),
+    dimensions,
+    restrictDims: options.restrictDims ?? false,
+    recordTimeoutMs: positiveInt('recordTimeoutMs', options.recordTimeoutMs, 50),
+    bufferLimit: positiveInt('bufferLimit', options.bufferLimit, 100_000),
+    maxBatch: positiveInt('maxBatch', options.maxBatch, 5000),
+  };
+}

@@ -1,0 +1,66 @@
+// Every Redis key and pub/sub channel of the kit is built here (seed 000 §4.1, seed 004 §3.2: key building in
+// one place). Each kit object gets its own hash tag (`{lock:<resource>}` …), so the few keys one script
+// touches (a lock and its fence counter, a recency set's index and buckets) share a Redis Cluster slot.
+import { checkNamespace, safeTag, slotPrefix } from './index.js';
+
+export interface LockKeys {
+  /** Holds the holder's token; `SET NX PX` (seed 004 §3.2). */
+  lock: string;
+  /** The fencing counter; outlives the lock so fences keep increasing. */
+  fence: string;
+}
+
+export interface RecencyKeys {
+  /** Buckets design: the current bucket index (seed 002). */
+  index: string;
+  /** Buckets design: the round-robin bucket hashes, `bucketSlots` of them. */
+  buckets: string[];
+  /** ZSet design: score = report time, member = id. */
+  zset: string;
+  /** ZSet design: id → meta. */
+  zsetMeta: string;
+}
+
+/** Seed 002 uses ten bucket slots round-robin, so a retired bucket is never reused while a reader may hold it. */
+export const bucketSlots = 10;
+
+export interface KitKeys {
+  namespace: string;
+  lock(resource: string): LockKeys;
+  idempotency(key: string): string;
+  cache(key: string): string;
+  /** The lock that lets one process fill a missing cache key while the others wait (stampede protection). */
+  cacheFill(key: string): LockKeys;
+  /** The channel carrying cache invalidations to every instance of this namespace. */
+  cacheInvalidations: string;
+  recency(name: string): RecencyKeys;
+}
+
+/** Names reaching here are already normalised by src/kit/validate.ts; `safeTag` keeps them inside their slot. */
+export function kitKeys(namespace: string): KitKeys {
+  checkNamespace(namespace);
+  const prefix = (kind: string, name: string) => slotPrefix(namespace, `${kind}:${safeTag(name)}`);
+  return {
+    namespace,
+    lock: (resource) => {
+      const p = prefix('lock', resource);
+      return { lock: `${p}lock`, fence: `${p}fence` };
+    },
+    idempotency: (key) => `${prefix('idem', key)}mark`,
+    cache: (key) => `${prefix('cache', key)}value`,
+    cacheFill: (key) => {
+      const p = prefix('cache', key);
+      return { lock: `${p}fill`, fence: `${p}fill:fence` };
+    },
+    cacheInvalidations: `${namespace}:kit:cache:invalidations`,
+    recency: (name) => {
+      const p = prefix('recency', name);
+      return {
+        index: `${p}index`,
+        buckets: Array.from({ length: bucketSlots }, (_, slot) => `${p}bucket:${slot}`),
+        zset: `${p}zset`,
+        zsetMeta: `${p}zset:meta`,
+      };
+    },
+  };
+}

@@ -1,0 +1,21 @@
+// Keys of the success-rate engine. Each channel's keys share the prefix `<ns>:{<channel>}:`; the channel
+// scripts append these suffixes (the Lua reads the prefix from KEYS[1], like BullMQ's scripts do):
+//   l:<gen>:<shard>                 ledger: request id → state           (buckets, zset-sharded)
+//   b:<series>:<minute>             per-second success/failure counters   (buckets)
+//   m:<series>:<minute>:<shard>:all|succ   minute-sharded sorted sets     (zset-sharded)
+//   z:<series>:all|succ, st         the seed's sorted sets, started marks (zset)
+//   p:<series>:<minute>             per-second started/open-pending counters
+//   pend, pinfo                     pending requests: deadline, and hash + series for the sweep
+//   n:<series>                      newest terminal outcomes (last-N)
+//   fail                            newest failed requests (drill-down)
+// Every key gets a TTL when written.
+import { slotPrefix } from './index.js';
+
+export function channelPrefix(namespace: string, channel: string): string {
+  return slotPrefix(namespace, channel);
+}
+
+/** Sorted set of channel → last seen (ms), for `rates()` over every channel. */
+export function channelsKey(namespace: string): string {
+  return `${namespace}:channels`;
+}

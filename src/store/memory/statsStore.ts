@@ -1,0 +1,262 @@
+// The embedded engine of the success-rate port: the default for a single process without Redis.
+// It follows the Redis scripts step by step (includes/outcome.lua is the reference), so both engines
+// pass one conformance suite. `strategy` only changes the Redis layout, so it is ignored here.
+import type { FailedRequest, MinuteCounts } from '../../types.js';
+import {
+  RecordCode,
+  StatusCode,
+  type EngineSettings,
+  type StatsStore,
+  type StoredOutcome,
+  type WindowCounts,
+} from '../port.js';
+import { SecondCounters, type CountField } from './counters.js';
+import { SortedList } from './sorted.js';
+
+interface RequestState {
+  status: StatusCode;
+  at: number;
+  started: boolean;
+}
+
+interface PendingInfo {
+  series: string[];
+}
+
+class ChannelData {
+  readonly ledger = new Map<string, RequestState>();
+  readonly pending = new SortedList(); // id → deadline
+  readonly pendingInfo = new Map<string, PendingInfo>();
+  readonly failures = new SortedList(); // `<id>\t<code>` → at
+  readonly failureMember = new Map<string, string>(); // id → its member in `failures`
+  readonly lastN = new Map<string, SortedList>(); // series → id → at * 2 + success
+  readonly counters = new Map<string, SecondCounters>(); // series → counts
+  prunedAt = 0;
+
+  countersOf(series: string): SecondCounters {
+    let c = this.counters.get(series);
+    if (!c) this.counters.set(series, (c = new SecondCounters()));
+    return c;
+  }
+
+  lastNOf(series: string): SortedList {
+    let l = this.lastN.get(series);
+    if (!l) this.lastN.set(series, (l = new SortedList()));
+    return l;
+  }
+}
+
+export class MemoryStatsStore implements StatsStore {
+  readonly kind = 'memory' as const;
+  private readonly channels = new Map<string, ChannelData>();
+  private readonly lastSeen = new Map<string, number>();
+
+  constructor(private readonly settings: EngineSettings) {}
+
+  private data(channel: string): ChannelData {
+    let d = this.channels.get(channel);
+    if (!d) this.channels.set(channel, (d = new ChannelData()));
+    return d;
+  }
+
+  async recordBatch(channel: string, outcomes: StoredOutcome[], now: number): Promise<RecordCode[]> {
+    const op = new ChannelOp(this.data(channel), this.settings, now);
+    op.sweepTimeouts();
+    const codes = outcomes.map((o) => op.apply(o));
+    op.finish();
+    return codes;
+  }
+
+  async readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]> {
+    const d = this.data(channel);
+    new ChannelOp(d, this.settings, now).sweepAndFinish();
+    const counters = d.countersOf(series);
+    const toSec = Math.floor(now / 1000);
+    return windowsSec.map((w) => {
+      const c = counters.sum(toSec - w + 1, toSec);
+      return { success: c.s, failure: c.f, started: c.p, pending: c.o };
+    });
+  }
+
+  async readLastN(channel: string, series: string, n: number, now: number) {
+    const d = this.data(channel);
+    new ChannelOp(d, this.settings, now).sweepAndFinish();
+    const newest = d.lastNOf(series).reverseRange(now * 2 + 1, (now - this.settings.horizonMs) * 2, n);
+    const success = newest.filter(([, score]) => score % 2 === 1).length;
+    return { success, failure: newest.length - success };
+  }
+
+  async readFailures(channel: string, fromMs: number, now: number, limit: number): Promise<FailedRequest[]> {
+    const d = this.data(channel);
+    new ChannelOp(d, this.settings, now).sweepAndFinish();
+    return d.failures.reverseRange(now, fromMs, limit).map(([member, at]) => {
+      const [requestId, code] = member.split('\t');
+      return code ? { requestId, at, code } : { requestId, at };
+    });
+  }
+
+  async readMinutes(channel: string, series: string, fromMs: number, toMs: number, now: number): Promise<MinuteCounts[]> {
+    const d = this.data(channel);
+    new ChannelOp(d, this.settings, now).sweepAndFinish();
+    const counters = d.countersOf(series);
+    const out: MinuteCounts[] = [];
+    for (let minute = Math.ceil(fromMs / 60_000); minute <= Math.floor(toMs / 60_000); minute++) {
+      const c = counters.minute(minute);
+      out.push({ minute: minute * 60_000, success: c.s, failure: c.f, started: c.p });
+    }
+    return out;
+  }
+
+  async touchChannels(channels: string[], now: number): Promise<void> {
+    for (const c of channels) this.lastSeen.set(c, now);
+  }
+
+  async listChannels(sinceMs: number): Promise<string[]> {
+    return [...this.lastSeen].filter(([, seen]) => seen >= sinceMs).map(([c]) => c).sort();
+  }
+
+  async close(): Promise<void> {
+    this.channels.clear();
+  }
+}
+
+/** One call's work on one channel at `now`: the counterpart of one Lua script run. */
+class ChannelOp {
+  private readonly forgetBefore: number;
+  private readonly keepFrom: number;
+  private readonly touchedLastN = new Set<SortedList>();
+  private failuresTouched = false;
+
+  constructor(
+    private readonly d: ChannelData,
+    private readonly s: EngineSettings,
+    private readonly now: number,
+  ) {
+    this.forgetBefore = now - s.horizonMs;
+    this.keepFrom = now - s.retentionMs;
+  }
+
+  private count(series: string[], atMs: number, field: CountField, delta: number): void {
+    if (atMs < this.keepFrom) return;
+    for (const one of series) this.d.countersOf(one).add(atMs, field, delta);
+  }
+
+  private lookup(id: string): RequestState | undefined {
+    const state = this.d.ledger.get(id);
+    return state && state.at >= this.forgetBefore ? state : undefined;
+  }
+
+  /** Re-inserting keeps the ledger in update order, so pruning from its front finds the oldest. */
+  private save(id: string, state: RequestState): void {
+    this.d.ledger.delete(id);
+    this.d.ledger.set(id, state);
+  }
+
+  private addTerminal(id: string, series: string[], status: StatusCode, at: number, code: string, started: boolean) {
+    this.save(id, { status, at, started });
+    this.count(series, at, status === StatusCode.Success ? 's' : 'f', 1);
+    const score = at * 2 + (status === StatusCode.Success ? 1 : 0);
+    for (const one of series) {
+      const list = this.d.lastNOf(one);
+      list.add(id, score);
+      this.touchedLastN.add(list);
+    }
+    if (status === StatusCode.Failure) {
+      const member = `${id}\t${code}`;
+      this.d.failures.add(member, at);
+      this.d.failureMember.set(id, member);
+      this.failuresTouched = true;
+    }
+  }
+
+  private removeFailure(id: string, series: string[], at: number): void {
+    this.count(series, at, 'f', -1);
+    for (const one of series) this.d.lastNOf(one).remove(id);
+    const member = this.d.failureMember.get(id);
+    if (member !== undefined) this.d.failures.remove(member);
+    this.d.failureMember.delete(id);
+  }
+
+  private startPending(o: StoredOutcome): void {
+    this.save(o.requestId, { status: StatusCode.Pending, at: o.at, started: true });
+    this.count(o.series, o.at, 'p', 1);
+    this.count(o.series, o.at, 'o', 1);
+    this.d.pending.add(o.requestId, o.at + this.s.pendingTimeoutMs);
+    this.d.pendingInfo.set(o.requestId, { series: o.series });
+  }
+
+  private resolvePending(id: string, series: string[], pendingAt: number): void {
+    this.count(series, pendingAt, 'o', -1);
+    this.d.pending.remove(id);
+    this.d.pendingInfo.delete(id);
+  }
+
+  apply(o: StoredOutcome): RecordCode {
+    const state = this.lookup(o.requestId);
+    if (o.status === StatusCode.Pending) {
+      if (!state) {
+        this.startPending(o);
+        return RecordCode.Accepted;
+      }
+      if (state.status === StatusCode.Pending || state.started) return RecordCode.Duplicate;
+      this.save(o.requestId, { ...state, started: true });
+      this.count(o.series, o.at, 'p', 1);
+      return RecordCode.Accepted;
+    }
+    if (!state) {
+      this.addTerminal(o.requestId, o.series, o.status, o.at, o.code, false);
+      return RecordCode.Accepted;
+    }
+    if (state.status === StatusCode.Pending) {
+      this.resolvePending(o.requestId, o.series, state.at);
+      this.addTerminal(o.requestId, o.series, o.status, o.at, o.code, true);
+      return RecordCode.Accepted;
+    }
+    if (state.status === StatusCode.Failure && o.status === StatusCode.Success) {
+      this.removeFailure(o.requestId, o.series, state.at);
+      this.addTerminal(o.requestId, o.series, StatusCode.Success, o.at, '', state.started);
+      return RecordCode.Corrected;
+    }
+    return RecordCode.Duplicate;
+  }
+
+  /** Pending requests past their deadline become failures `timeout` at the deadline. */
+  sweepTimeouts(): void {
+    for (const [id, deadline] of this.d.pending.rangeUpTo(this.now, Infinity)) {
+      const info = this.d.pendingInfo.get(id);
+      const state = this.lookup(id);
+      if (info && state?.status === StatusCode.Pending) {
+        this.resolvePending(id, info.series, state.at);
+        this.addTerminal(id, info.series, StatusCode.Failure, deadline, 'timeout', true);
+      } else {
+        this.d.pending.remove(id);
+        this.d.pendingInfo.delete(id);
+      }
+    }
+  }
+
+  finish(): void {
+    for (const list of this.touchedLastN) list.trim(this.forgetBefore * 2, this.s.lastNMax);
+    if (this.failuresTouched) this.d.failures.trim(this.forgetBefore, this.s.failuresMax);
+    this.prune();
+  }
+
+  sweepAndFinish(): void {
+    this.sweepTimeouts();
+    this.finish();
+  }
+
+  /** Drops what no read can see any more; at most once a minute, since it walks whole maps. */
+  private prune(): void {
+    if (this.now - this.d.prunedAt < 60_000) return;
+    this.d.prunedAt = this.now;
+    for (const [id, state] of this.d.ledger) {
+      if (state.at >= this.forgetBefore - this.s.skewToleranceMs) break;
+      if (state.status !== StatusCode.Pending) this.d.ledger.delete(id);
+    }
+    for (const [id, member] of this.d.failureMember) {
+      if (this.d.failures.score(member) === undefined) this.d.failureMember.delete(id);
+    }
+    for (const counters of this.d.counters.values()) counters.prune(this.keepFrom);
+  }
+}

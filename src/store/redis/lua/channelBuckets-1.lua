@@ -1,0 +1,8 @@
+-- Strategy buckets (the default): ledger hashes for dedup, per-second counters for windows.
+-- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua and includes/ops.lua.
+--@include header.lua
+--@include tally.lua
+--@include ledger.lua
+--@include count-buckets.lua
+--@include outcome.lua
+--@include ops.lua

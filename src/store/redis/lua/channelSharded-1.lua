@@ -1,0 +1,8 @@
+-- Strategy zset-sharded: ledger hashes for dedup, per-minute hash-sharded sorted sets for windows.
+-- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua and includes/ops.lua.
+--@include header.lua
+--@include tally.lua
+--@include ledger.lua
+--@include count-sharded.lua
+--@include outcome.lua
+--@include ops.lua

@@ -1,0 +1,7 @@
+-- Strategy zset: the seed's all/succ sorted sets, which are also the dedup state.
+-- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua and includes/ops.lua.
+--@include header.lua
+--@include tally.lua
+--@include count-zset.lua
+--@include outcome.lua
+--@include ops.lua

@@ -1,0 +1,80 @@
+-- Strategy `zset` (seed 000 §3.2–3.3 as written): per series `z:<series>:all` and `z:<series>:succ`,
+-- member `<channel>:<requestId>` (§2.2), score = completion time. The sets are also the dedup state:
+-- a member is unique, so a repeated callback is counted once. Sets are trimmed below the retention
+-- a bounded number of members per call (§2.4: a huge ZREMRANGEBYSCORE blocks Redis).
+-- Limitation by design: one member per request, so a request id reused after the dedup horizon moves
+-- its old outcome instead of adding a second one (request ids are unique in practice).
+local channel = string.match(prefix, '{(.*)}')
+local startedKey = prefix .. 'st'
+local trimmedSeries = {}
+
+local function zkey(series, which)
+  return prefix .. 'z:' .. series .. ':' .. which
+end
+
+local function lookup(o)
+  local member = channel .. ':' .. o.id
+  local at = redis.call('ZSCORE', zkey('', 'all'), member)
+  if at then
+    at = tonumber(at)
+    if at < forgetBefore then return 0, 0, nil, nil end
+    if redis.call('ZSCORE', zkey('', 'succ'), member) then return SUCCESS, at, nil, nil end
+    return FAILURE, at, nil, nil
+  end
+  local deadline = redis.call('ZSCORE', prefix .. 'pend', o.id)
+  if deadline then return PENDING, tonumber(deadline) - pendingTimeout, 1, nil end
+  return 0, 0, nil, nil
+end
+
+-- Only the started mark needs storing: all/succ and the pending set are the rest of the state.
+local function saveState(o, status, at)
+  if status == PENDING then
+    redis.call('ZADD', startedKey, at, o.id)
+    keepFor(startedKey, retentionTtlSec)
+  end
+end
+
+local function markStarted(o)
+  local added = redis.call('ZADD', startedKey, 'NX', o.at, o.id) == 1
+  keepFor(startedKey, retentionTtlSec)
+  return added
+end
+
+local function countTerminal(o, status, at, delta)
+  local member = channel .. ':' .. o.id
+  for _, series in ipairs(o.series) do
+    local all = zkey(series, 'all')
+    if delta > 0 then
+      redis.call('ZADD', all, at, member)
+      if status == SUCCESS then redis.call('ZADD', zkey(series, 'succ'), at, member) end
+      trimmedSeries[series] = true
+    else
+      redis.call('ZREM', all, member)
+    end
+  end
+end
+
+local function trimBelow(key, cutoff)
+  local old = redis.call('ZCOUNT', key, '-inf', '(' .. int(cutoff))
+  if old > 0 then redis.call('ZREMRANGEBYRANK', key, 0, math.min(old, 10000) - 1) end
+  keepFor(key, retentionTtlSec)
+end
+
+local function flushTerminal()
+  for series in pairs(trimmedSeries) do
+    trimBelow(zkey(series, 'all'), keepFrom)
+    trimBelow(zkey(series, 'succ'), keepFrom)
+  end
+  trimBelow(startedKey, forgetBefore - pendingTimeout)
+end
+
+local function readTerminal(series, fromSec, toSec)
+  local fromMs, toMs = fromSec * 1000, toSec * 1000 + 999
+  local all = redis.call('ZCOUNT', zkey(series, 'all'), fromMs, toMs)
+  local succ = redis.call('ZCOUNT', zkey(series, 'succ'), fromMs, toMs)
+  return succ, all - succ
+end
+
+local function readMinuteTerminal(series, minute)
+  return readTerminal(series, minute * 60, minute * 60 + 59)
+end

@@ -1,0 +1,54 @@
+-- Shared header of the channel scripts. KEYS[1] = `<namespace>:{<channel>}:`, the prefix of every key
+-- the script touches (one hash tag, so one Cluster slot). ARGV:
+--   [1] op: 'record' | 'windows' | 'lastn' | 'failures' | 'minutes'
+--   [2] now (epoch ms)            [3] pendingTimeoutMs   [4] horizonMs (dedup)   [5] retentionMs (counts)
+--   [6] lastNMax                  [7] failuresMax        [8] ledgerShards        [9] zsetShards
+--   [10] skewToleranceMs          [11…] the op's own arguments
+local prefix = KEYS[1]
+local op = ARGV[1]
+local now = tonumber(ARGV[2])
+local pendingTimeout = tonumber(ARGV[3])
+local horizon = tonumber(ARGV[4])
+local retention = tonumber(ARGV[5])
+local lastNMax = tonumber(ARGV[6])
+local failuresMax = tonumber(ARGV[7])
+local ledgerShards = tonumber(ARGV[8])
+local zsetShards = tonumber(ARGV[9])
+local skew = tonumber(ARGV[10])
+local OP_ARGS = 11
+
+local PENDING, FAILURE, SUCCESS = 1, 2, 3
+local ACCEPTED, DUPLICATE, CORRECTED = '0', '1', '2'
+
+-- A request whose last `at` is older than this is forgotten (the dedup horizon).
+local forgetBefore = now - horizon
+-- Counts older than this are past retention: nothing reads them, so nothing writes them.
+local keepFrom = now - retention
+local retentionTtlSec = math.ceil(retention / 1000) + 60
+
+-- Lua 5.1 prints numbers with 14 significant digits; %d keeps epoch ms and scores exact.
+local function int(x)
+  return string.format('%d', x)
+end
+
+local function split(text, sep)
+  local parts, start = {}, 1
+  while true do
+    local i = string.find(text, sep, start, true)
+    if not i then
+      parts[#parts + 1] = string.sub(text, start)
+      return parts
+    end
+    parts[#parts + 1] = string.sub(text, start, i - 1)
+    start = i + 1
+  end
+end
+
+-- Keys whose TTL this call has set already: one EXPIRE per key per call, not per write.
+local expiring = {}
+local function keepFor(key, ttlSec)
+  if not expiring[key] then
+    expiring[key] = true
+    redis.call('EXPIRE', key, ttlSec)
+  end
+end

@@ -1,0 +1,13 @@
+-- Calls a variadic command over a long list in chunks: Lua's unpack() fails past ~8,000 values, and a
+-- recency query may return 10,000 ids (seed 002's limit). Returns the replies concatenated.
+local function chunked(command, key, values)
+  local replies = {}
+  for first = 1, #values, 1000 do
+    local last = math.min(first + 999, #values)
+    local reply = redis.call(command, key, unpack(values, first, last))
+    if type(reply) == 'table' then
+      for i = 1, #reply do replies[#replies + 1] = reply[i] end
+    end
+  end
+  return replies
+end

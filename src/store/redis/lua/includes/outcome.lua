@@ -1,0 +1,157 @@
+-- What every strategy shares: the state machine of one request, pending requests and their timeouts,
+-- the newest outcomes per series (last-N, seed 003) and the newest failures per channel (drill-down).
+-- Needs from the strategy: lookup, saveState, markStarted, countTerminal, flushTerminal.
+local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
+local pendInfoKey = prefix .. 'pinfo' -- hash: request id → hash(id) \t series…, for the timeout sweep
+local failKey = prefix .. 'fail'      -- zset: `<id>\t<code>` → at, requests whose final status is failure
+
+-- Sorted-set writes of one call are gathered per key and sent as one ZADD per key at the end.
+local zadds, zaddKeys = {}, {}
+local function queueZadd(key, member, score)
+  local entries = zadds[key]
+  if not entries then
+    entries = {}
+    zadds[key] = entries
+    zaddKeys[#zaddKeys + 1] = key
+  end
+  entries[member] = score
+end
+
+local function removeMember(key, member)
+  local entries = zadds[key]
+  if entries and entries[member] then entries[member] = nil end
+  redis.call('ZREM', key, member)
+end
+
+local function lastNKey(series)
+  return prefix .. 'n:' .. series
+end
+
+-- Score at * 2 + 1 for a success: one ZREVRANGEBYSCORE gives the newest n and their statuses.
+local function addTerminal(o, status, at, code, started, foundIn)
+  saveState(o, status, at, started, foundIn)
+  countTerminal(o, status, at, 1)
+  local score = at * 2 + (status == SUCCESS and 1 or 0)
+  for _, series in ipairs(o.series) do queueZadd(lastNKey(series), o.id, score) end
+  if status == FAILURE then queueZadd(failKey, o.id .. '\t' .. code, at) end
+end
+
+local function removeFailure(o, at)
+  countTerminal(o, FAILURE, at, -1)
+  for _, series in ipairs(o.series) do removeMember(lastNKey(series), o.id) end
+  local prefixOfId = o.id .. '\t'
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', failKey, at, at)) do
+    if string.sub(member, 1, #prefixOfId) == prefixOfId then removeMember(failKey, member) end
+  end
+  local entries = zadds[failKey]
+  if entries then
+    for member in pairs(entries) do
+      if string.sub(member, 1, #prefixOfId) == prefixOfId then entries[member] = nil end
+    end
+  end
+end
+
+local function startPending(o)
+  saveState(o, PENDING, o.at, 1, nil)
+  for _, series in ipairs(o.series) do
+    tally('p', series, o.at, 'p', 1)
+    tally('p', series, o.at, 'o', 1)
+  end
+  -- Written at once, not queued: a later outcome of the same call must find the request pending.
+  redis.call('ZADD', pendKey, int(o.at + pendingTimeout), o.id)
+  keepFor(pendKey, retentionTtlSec)
+  redis.call('HSET', pendInfoKey, o.id, int(o.hash) .. '\t' .. table.concat(o.series, '\t'))
+  keepFor(pendInfoKey, retentionTtlSec)
+end
+
+local function resolvePending(o, pendingAt)
+  for _, series in ipairs(o.series) do tally('p', series, pendingAt, 'o', -1) end
+  redis.call('ZREM', pendKey, o.id)
+  redis.call('HDEL', pendInfoKey, o.id)
+end
+
+-- One outcome, in arrival order. A success upgrades a failure (corrected); nothing downgrades a success.
+local function apply(o)
+  local status, at, started, foundIn = lookup(o)
+  if o.status == PENDING then
+    if status == 0 then
+      startPending(o)
+      return ACCEPTED
+    end
+    if status == PENDING then return DUPLICATE end
+    if markStarted(o, status, at, started, foundIn) then
+      for _, series in ipairs(o.series) do tally('p', series, o.at, 'p', 1) end
+      return ACCEPTED
+    end
+    return DUPLICATE
+  end
+  if status == 0 then
+    addTerminal(o, o.status, o.at, o.code, 0, foundIn)
+    return ACCEPTED
+  end
+  if status == PENDING then
+    resolvePending(o, at)
+    addTerminal(o, o.status, o.at, o.code, 1, foundIn)
+    return ACCEPTED
+  end
+  if status == FAILURE and o.status == SUCCESS then
+    removeFailure(o, at)
+    addTerminal(o, SUCCESS, o.at, '', started, foundIn)
+    return CORRECTED
+  end
+  return DUPLICATE
+end
+
+-- Pending requests whose deadline has passed become failures `timeout` at their deadline. Runs at
+-- the start of every call, reads included, because a channel that stopped answering sends nothing
+-- else that would trigger it. Bounded per call so a long silence cannot block Redis.
+local function sweepTimeouts()
+  local due = redis.call('ZRANGEBYSCORE', pendKey, '-inf', int(now), 'WITHSCORES', 'LIMIT', 0, 2000)
+  for i = 1, #due, 2 do
+    local id, deadline = due[i], tonumber(due[i + 1])
+    local info = redis.call('HGET', pendInfoKey, id)
+    local o = { id = id, hash = 0, series = {}, at = deadline, code = 'timeout' }
+    local status, pendingAt, started, foundIn = 0, 0, nil, nil
+    if info then
+      local parts = split(info, '\t')
+      o.hash = tonumber(parts[1])
+      for j = 2, #parts do o.series[#o.series + 1] = parts[j] end
+      status, pendingAt, started, foundIn = lookup(o)
+    end
+    if status == PENDING then
+      resolvePending(o, pendingAt)
+      addTerminal(o, FAILURE, deadline, 'timeout', 1, foundIn)
+    else
+      redis.call('ZREM', pendKey, id)
+      redis.call('HDEL', pendInfoKey, id)
+    end
+  end
+end
+
+local function flushWrites()
+  flushTallies()
+  flushTerminal()
+  for _, key in ipairs(zaddKeys) do
+    local args, n = {}, 0
+    for member, score in pairs(zadds[key]) do
+      args[n + 1] = int(score)
+      args[n + 2] = member
+      n = n + 2
+      if n >= 1000 then
+        redis.call('ZADD', key, unpack(args, 1, n))
+        n = 0
+      end
+    end
+    if n > 0 then redis.call('ZADD', key, unpack(args, 1, n)) end
+  end
+  for _, key in ipairs(zaddKeys) do
+    if key == failKey then
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. int(forgetBefore))
+      redis.call('ZREMRANGEBYRANK', key, 0, -failuresMax - 1)
+    else
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. int(forgetBefore * 2))
+      redis.call('ZREMRANGEBYRANK', key, 0, -lastNMax - 1)
+    end
+    keepFor(key, retentionTtlSec)
+  end
+end

@@ -1,0 +1,80 @@
+-- Per-second counters in one hash per series and minute: fields `<kind><second>` and the minute's
+-- total `<kind>`. 2 kinds × 60 seconds + 2 totals = 122 fields, so the hash stays a compact listpack.
+-- Increments of one call are summed in Lua first: a batch of thousands of outcomes over a few seconds
+-- costs a handful of HINCRBY, not one per outcome.
+local tallies, tallyKeys = {}, {}
+
+local function bucketKey(kind, series, minute)
+  return prefix .. kind .. ':' .. series .. ':' .. int(minute)
+end
+
+local function tally(kind, series, atMs, field, delta)
+  if atMs < keepFrom then return end
+  local sec = math.floor(atMs / 1000)
+  local minute = math.floor(sec / 60)
+  local key = bucketKey(kind, series, minute)
+  local fields = tallies[key]
+  if not fields then
+    fields = {}
+    tallies[key] = fields
+    tallyKeys[#tallyKeys + 1] = key
+  end
+  local f = field .. (sec - minute * 60)
+  fields[f] = (fields[f] or 0) + delta
+  fields[field] = (fields[field] or 0) + delta
+end
+
+local function flushTallies()
+  for _, key in ipairs(tallyKeys) do
+    for field, delta in pairs(tallies[key]) do
+      if delta ~= 0 then redis.call('HINCRBY', key, field, delta) end
+    end
+    keepFor(key, retentionTtlSec)
+  end
+end
+
+local totalsRead, secondsRead = {}, {}
+local function minuteTotals(key)
+  local t = totalsRead[key]
+  if not t then
+    local r = redis.call('HMGET', key, 's', 'f', 'p', 'o')
+    t = { s = tonumber(r[1]) or 0, f = tonumber(r[2]) or 0, p = tonumber(r[3]) or 0, o = tonumber(r[4]) or 0 }
+    totalsRead[key] = t
+  end
+  return t
+end
+
+local function minuteSeconds(key)
+  local h = secondsRead[key]
+  if not h then
+    h = {}
+    local flat = redis.call('HGETALL', key)
+    for i = 1, #flat, 2 do h[flat[i]] = tonumber(flat[i + 1]) end
+    secondsRead[key] = h
+  end
+  return h
+end
+
+-- Sum of `field` over whole seconds [fromSec, toSec]: full minutes from their totals, the partial
+-- minutes at the edges second by second (the current minute is always partial: it may hold
+-- outcomes from a few seconds in the future, within the skew tolerance).
+local function sumTally(kind, series, field, fromSec, toSec)
+  local total = 0
+  for minute = math.floor(fromSec / 60), math.floor(toSec / 60) do
+    local key = bucketKey(kind, series, minute)
+    local first = minute * 60
+    if fromSec <= first and first + 59 <= toSec then
+      total = total + minuteTotals(key)[field]
+    else
+      local h = minuteSeconds(key)
+      for s = math.max(fromSec, first) - first, math.min(toSec, first + 59) - first do
+        total = total + (h[field .. s] or 0)
+      end
+    end
+  end
+  return total
+end
+
+local function minuteTally(kind, series, minute)
+  return minuteTotals(bucketKey(kind, series, minute))
+end

@@ -1,0 +1,112 @@
+// The Redis engine of the success-rate port: one Lua call per channel and operation.
+import type { FailedRequest, MinuteCounts } from '../../types.js';
+import { channelPrefix, channelsKey } from '../keys/stats.js';
+import type { EngineSettings, RecordCode, StatsStore, StoredOutcome, WindowCounts } from '../port.js';
+import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
+import { loadScript, type LuaScript } from './scripts.js';
+
+const scriptFiles = {
+  buckets: 'channelBuckets-1.lua',
+  zset: 'channelZset-1.lua',
+  'zset-sharded': 'channelSharded-1.lua',
+} as const;
+
+export class RedisStatsStore implements StatsStore {
+  readonly kind: 'redis' | 'redis-cluster';
+  private readonly script: LuaScript;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly settings: EngineSettings,
+    /** Timeout of record calls: short, because the payment path waits on them (fail open). */
+    private readonly recordTimeoutMs: number,
+  ) {
+    this.kind = redis.isCluster ? 'redis-cluster' : 'redis';
+    this.script = loadScript(scriptFiles[settings.strategy]);
+  }
+
+  private call(channel: string, op: string, now: number, args: RedisArg[], timeoutMs?: number): Promise<RedisReply> {
+    const s = this.settings;
+    return this.redis.runScript(
+      this.script,
+      [channelPrefix(s.namespace, channel)],
+      [op, now, s.pendingTimeoutMs, s.horizonMs, s.retentionMs, s.lastNMax, s.failuresMax, s.ledgerShards,
+        s.zsetShards, s.skewToleranceMs, ...args],
+      timeoutMs,
+    );
+  }
+
+  async recordBatch(channel: string, outcomes: StoredOutcome[], now: number): Promise<RecordCode[]> {
+    // Outcomes share few distinct series lists: send each list once and refer to it by number.
+    const groupOf = new Map<string, number>();
+    const groupArgs: RedisArg[] = [];
+    const outcomeArgs: RedisArg[] = [];
+    for (const o of outcomes) {
+      const groupKey = o.series.join('\t');
+      let group = groupOf.get(groupKey);
+      if (group === undefined) {
+        group = groupOf.size + 1;
+        groupOf.set(groupKey, group);
+        groupArgs.push(o.series.length, ...o.series);
+      }
+      outcomeArgs.push(o.requestId, o.status, o.at, o.code, o.hash, group);
+    }
+    const reply = await this.call(channel, 'record', now, [groupOf.size, ...groupArgs, ...outcomeArgs], this.recordTimeoutMs);
+    return Array.from(String(reply), (c) => Number(c) as RecordCode);
+  }
+
+  async readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]> {
+    const reply = (await this.call(channel, 'windows', now, [series, ...windowsSec])) as number[];
+    return windowsSec.map((_, i) => ({
+      success: reply[i * 4],
+      failure: reply[i * 4 + 1],
+      started: reply[i * 4 + 2],
+      pending: reply[i * 4 + 3],
+    }));
+  }
+
+  async readLastN(channel: string, series: string, n: number, now: number) {
+    const [success, failure] = (await this.call(channel, 'lastn', now, [series, n])) as number[];
+    return { success, failure };
+  }
+
+  async readFailures(channel: string, fromMs: number, now: number, limit: number): Promise<FailedRequest[]> {
+    const reply = (await this.call(channel, 'failures', now, [fromMs, limit])) as string[];
+    const failures: FailedRequest[] = [];
+    for (let i = 0; i < reply.length; i += 2) {
+      const [requestId, code] = reply[i].split('\t');
+      failures.push(code ? { requestId, at: Number(reply[i + 1]), code } : { requestId, at: Number(reply[i + 1]) });
+    }
+    return failures;
+  }
+
+  async readMinutes(channel: string, series: string, fromMs: number, toMs: number, now: number): Promise<MinuteCounts[]> {
+    const first = Math.ceil(fromMs / 60_000);
+    const last = Math.floor(toMs / 60_000);
+    if (last < first) return [];
+    const reply = (await this.call(channel, 'minutes', now, [series, first, last])) as number[];
+    return Array.from({ length: last - first + 1 }, (_, i) => ({
+      minute: (first + i) * 60_000,
+      success: reply[i * 3],
+      failure: reply[i * 3 + 1],
+      started: reply[i * 3 + 2],
+    }));
+  }
+
+  async touchChannels(channels: string[], now: number): Promise<void> {
+    const key = channelsKey(this.settings.namespace);
+    await this.redis.command(key, ['ZADD', key, ...channels.flatMap((c) => [now, c])], this.recordTimeoutMs);
+    await this.redis.command(key, ['PEXPIRE', key, this.settings.retentionMs], this.recordTimeoutMs);
+  }
+
+  async listChannels(sinceMs: number, now: number): Promise<string[]> {
+    const key = channelsKey(this.settings.namespace);
+    await this.redis.command(key, ['ZREMRANGEBYSCORE', key, '-inf', `(${now - this.settings.retentionMs}`]);
+    const reply = (await this.redis.command(key, ['ZRANGEBYSCORE', key, sinceMs, '+inf'])) as string[];
+    return [...reply].sort();
+  }
+
+  async close(): Promise<void> {
+    await this.redis.close();
+  }
+}
