@@ -1,7 +1,8 @@
 -- Strategy `zset-sharded` (seed 000 §3.4, §4.1, §5.2): per series, one pair of sorted sets per minute
--- and hash shard, `m:<series>:<minute>:<shard>:all|succ`, member = request id, score = at, each with a
+-- and hash shard, `m:<series>:<minute>:<shard>:all|succ`, member = `<id>@<at>`, score = at, each with a
 -- TTL so nothing is trimmed by hand. A window sums ZCARD of its full minutes and ZCOUNT of the two
--- partial minutes at its edges (the hybrid read of §5.2).
+-- partial minutes at its edges (the hybrid read of §5.2). The `@at` keeps two lives of one id apart
+-- (an id reused past the dedup horizon); the ledger knows `at` whenever a member must be removed.
 local function shardKey(series, minute, shard, which)
   return prefix .. 'm:' .. series .. ':' .. int(minute) .. ':' .. shard .. ':' .. which
 end
@@ -10,19 +11,20 @@ local function countTerminal(o, status, at, delta)
   if at < keepFrom then return end
   local minute = math.floor(at / 60000)
   local shard = o.hash % zsetShards
+  local member = o.id .. '@' .. int(at)
   for _, series in ipairs(o.series) do
     local all = shardKey(series, minute, shard, 'all')
     if delta > 0 then
-      redis.call('ZADD', all, at, o.id)
+      redis.call('ZADD', all, at, member)
       keepFor(all, retentionTtlSec)
       if status == SUCCESS then
         local succ = shardKey(series, minute, shard, 'succ')
-        redis.call('ZADD', succ, at, o.id)
+        redis.call('ZADD', succ, at, member)
         keepFor(succ, retentionTtlSec)
       end
     else
-      redis.call('ZREM', all, o.id)
-      if status == SUCCESS then redis.call('ZREM', shardKey(series, minute, shard, 'succ'), o.id) end
+      redis.call('ZREM', all, member)
+      if status == SUCCESS then redis.call('ZREM', shardKey(series, minute, shard, 'succ'), member) end
     end
   end
 end

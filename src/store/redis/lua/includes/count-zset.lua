@@ -2,8 +2,6 @@
 -- member `<channel>:<requestId>` (§2.2), score = completion time. The sets are also the dedup state:
 -- a member is unique, so a repeated callback is counted once. Sets are trimmed below the retention
 -- a bounded number of members per call (§2.4: a huge ZREMRANGEBYSCORE blocks Redis).
--- Limitation by design: one member per request, so a request id reused after the dedup horizon moves
--- its old outcome instead of adding a second one (request ids are unique in practice).
 local channel = string.match(prefix, '{(.*)}')
 local startedKey = prefix .. 'st'
 local trimmedSeries = {}
@@ -17,12 +15,26 @@ local function lookup(o)
   local at = redis.call('ZSCORE', zkey('', 'all'), member)
   if at then
     at = tonumber(at)
-    if at < forgetBefore then return 0, 0, nil, nil end
+    if at < forgetBefore then
+      -- Past the dedup horizon the id starts afresh; its old outcome stays counted in its minute
+      -- under a retired member name, as the other strategies keep it in their counters.
+      local sets = redis.call('ZSCORE', zkey('', 'succ'), member) and { 'all', 'succ' } or { 'all' }
+      for _, series in ipairs(o.series) do
+        for _, which in ipairs(sets) do
+          local key = zkey(series, which)
+          if redis.call('ZREM', key, member) == 1 then redis.call('ZADD', key, at, member .. '~' .. int(at)) end
+        end
+      end
+      redis.call('ZREM', startedKey, o.id)
+      return 0, 0, nil, nil
+    end
     if redis.call('ZSCORE', zkey('', 'succ'), member) then return SUCCESS, at, nil, nil end
     return FAILURE, at, nil, nil
   end
   local deadline = redis.call('ZSCORE', prefix .. 'pend', o.id)
-  if deadline then return PENDING, tonumber(deadline) - pendingTimeout, 1, nil end
+  if deadline and tonumber(deadline) - pendingTimeout >= forgetBefore then
+    return PENDING, tonumber(deadline) - pendingTimeout, 1, nil
+  end
   return 0, 0, nil, nil
 end
 
