@@ -3,7 +3,7 @@
 // does, so tests build as many apps as they like and drive them with inject().
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
 import type { HistoryStore, SnapshotJob } from '../history/index.js';
 import type { PulseStats } from '../types.js';
@@ -64,7 +64,7 @@ export async function buildApp<P extends PulseStats>(options: BuildAppOptions<P>
     bodyLimit: bodyLimitBytes,
     // Per-request access logs at hundreds of ingest calls a second would dwarf everything else; errors are
     // still logged, and /metrics carries per-route latency and status counts.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
   });
 
@@ -77,6 +77,8 @@ export async function buildApp<P extends PulseStats>(options: BuildAppOptions<P>
   app.addHook('onClose', async () => ticker.stop());
 
   installErrorHandlers(app);
+  // The API speaks JSON only; a text/plain body is a client bug better named by 415 than by a parse error.
+  app.removeContentTypeParser('text/plain');
   metrics.instrumentHttp(app);
   if (config.token) requireTokenForWrites(app, config.token);
   for (const schema of sharedSchemas) app.addSchema(schema);

@@ -48,6 +48,11 @@ function mirroredCounter(registry: client.Registry, name: string, help: string, 
 export function createServiceMetrics({ pulse, hub, history }: ServiceMetricsSources): ServiceMetrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
+  // prom-client names these gauges *_total, which `promtool check metrics` rejects (a _total suffix promises a
+  // counter); process_* and nodejs_* still cover handles and resources through the remaining defaults.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    registry.removeSingleMetric(name);
+  }
   const channelLabels = new Set<string>();
   const channelLabel = (channel: string) => {
     if (channelLabels.has(channel)) return channel;
