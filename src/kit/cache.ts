@@ -31,6 +31,8 @@ export interface CacheStats {
   /** Loader calls made because the store failed (behind the concurrency limit). */
   degradedLoads: number;
   l1Entries: number;
+  /** false while the invalidation bus is down: L1 is bypassed then (a lost message must not serve stale data). */
+  l1Live: boolean;
 }
 
 export interface KitCache {
@@ -77,17 +79,20 @@ export function createCache(deps: CacheDeps): KitCache {
     inflight.delete(name);
   };
   let subscription: Promise<InvalidationSubscription> | undefined;
+  let subscribed: InvalidationSubscription | undefined;
   const subscribe = () =>
-    (subscription ??= store.subscribeInvalidations(deps.keys.cacheInvalidations, {
-      message: forget,
-      reset: () => {
-        epoch++;
-        l1.clear();
-        inflight.clear();
-      },
-    }));
+    (subscription ??= store
+      .subscribeInvalidations(deps.keys.cacheInvalidations, {
+        message: forget,
+        reset: () => {
+          epoch++;
+          l1.clear();
+          inflight.clear();
+        },
+      })
+      .then((sub) => (subscribed = sub)));
   // L1 is trusted only while invalidations can reach it.
-  const l1Usable = async () => (await subscribe()).isLive();
+  const l1Usable = async () => (subscribed ?? (await subscribe())).isLive();
 
   const versionOf = (name: string) => `${epoch}:${generations.get(name) ?? 0}`;
 
@@ -190,7 +195,7 @@ export function createCache(deps: CacheDeps): KitCache {
   return {
     getOrLoad,
     invalidate,
-    stats: () => ({ ...counters, l1Entries: l1.size }),
+    stats: () => ({ ...counters, l1Entries: l1.size, l1Live: subscribed?.isLive() ?? false }),
     close: async () => {
       if (subscription) await (await subscription).close();
       l1.clear();
