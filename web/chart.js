@@ -5,6 +5,7 @@ import uPlot from './uPlot.esm.js';
 import { percent } from './format.js';
 
 const SPAN_SEC = 3600;
+const MIN_SPAN_SEC = 600;
 const HEIGHT_PX = 280;
 // Distinguishable on a dark and a light background, and none of them the red/orange/yellow of the states.
 const PALETTE = ['#4cc9f0', '#b388ff', '#72e0a8', '#f78fb3', '#8ab4ff', '#c0ca33', '#4db6ac', '#e0a3ff', '#90a4ae', '#ffd180'];
@@ -116,11 +117,12 @@ export class RateChart {
     return {
       ...this.size(),
       scales: {
-        x: { time: true },
+        // The newest hour at most; at least 10 minutes, so a just-started demo is not a blur of ms ticks.
+        x: { time: true, range: (u, min, max) => [Math.min(min, max - MIN_SPAN_SEC), max] },
         // Rates of healthy channels sit at 97–100 %: a fixed 0–100 % axis would flatten a real dip.
         y: { range: (u, min, max) => [yFloor(min), 1.0005] },
       },
-      axes: [axis, { ...axis, size: 60, values: (u, ticks) => ticks.map((t) => `${Math.round(t * 1000) / 10} %`) }],
+      axes: [{ ...axis, space: 90 }, { ...axis, size: 60, values: (u, ticks) => ticks.map((t) => `${Math.round(t * 1000) / 10} %`) }],
       series: [
         { label: 'Time' },
         ...this.channels.map((channel) => ({
@@ -128,7 +130,6 @@ export class RateChart {
           stroke: this.colours.get(channel),
           width: 2,
           spanGaps: false,
-          points: { show: false },
           value: (u, v) => percent(v),
         })),
       ],

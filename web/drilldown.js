@@ -13,7 +13,8 @@ export class FailuresPanel {
     this.elements = elements;
     this.config = config;
     this.channel = null;
-    this.lastFailureCount = null;
+    this.latestRates = null;
+    this.loadedFailureCount = null;
     this.loading = false;
     this.again = false;
     elements.close.addEventListener('click', () => this.close());
@@ -24,7 +25,6 @@ export class FailuresPanel {
 
   open(channel) {
     this.channel = channel;
-    this.lastFailureCount = null;
     const { panel, title, hint, body, empty } = this.elements;
     title.textContent = `Failures of ${channel}`;
     hint.textContent = `newest ${LIMIT} failed requests in the last ${this.config.window}`;
@@ -42,14 +42,22 @@ export class FailuresPanel {
     this.config.onClose();
   }
 
-  /** Called with each stream update; reloads only when the channel's failure count moved. */
+  /**
+   * Called with each stream update, open or not. Reloads when the channel's failure count differs from the
+   * count known when the last load started: a failure recorded between the click and the first update
+   * would otherwise be taken as already shown.
+   */
   onRates(rates, serverNowMs) {
     this.serverNowMs = serverNowMs;
+    this.latestRates = rates;
     if (!this.channel) return;
-    const mine = rates.find((r) => r.channel === this.channel && r.window === this.config.window);
-    if (!mine) return;
-    if (this.lastFailureCount !== null && mine.failure !== this.lastFailureCount) this.load();
-    this.lastFailureCount = mine.failure;
+    const failures = this.failureCount();
+    if (failures !== null && failures !== this.loadedFailureCount) this.load();
+  }
+
+  failureCount() {
+    const mine = this.latestRates?.find((r) => r.channel === this.channel && r.window === this.config.window && !r.dims);
+    return mine ? mine.failure : null;
   }
 
   /** One request in flight at a time; a change seen meanwhile triggers one more load after it. */
@@ -59,12 +67,15 @@ export class FailuresPanel {
       return;
     }
     this.loading = true;
+    this.loadedFailureCount = this.failureCount();
     const channel = this.channel;
     try {
       const result = await fetchFailures(channel, this.config.window, LIMIT);
       if (channel === this.channel) this.show(result.failures);
     } catch (error) {
       if (channel === this.channel) {
+        // Forget what was loaded so the next stream update tries again.
+        this.loadedFailureCount = null;
         this.elements.empty.hidden = false;
         this.elements.empty.textContent = `Could not load failures: ${error.message}`;
       }

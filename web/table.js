@@ -22,8 +22,7 @@ export class RatesTable {
       th('Channel'),
       th('State'),
       ...windows.map((w) => th(`Last ${w}`, 'num')),
-      th(`Started (${countsWindow})`, 'num'),
-      th(`Pending (${countsWindow})`, 'num'),
+      th(`Started · pending (${countsWindow})`, 'num'),
     );
   }
 
@@ -78,17 +77,18 @@ export class RatesTable {
 
     const rateCells = this.config.windows.map(() => rateCell());
     const started = numCell();
-    const pending = numCell();
-    element.append(nameCell, stateCell, ...rateCells.map((c) => c.td), started, pending);
-    return { element, button, badge, rateCells, started, pending, state: 'none' };
+    element.append(nameCell, stateCell, ...rateCells.map((c) => c.td), started);
+    return { element, button, badge, rateCells, started, state: 'none' };
   }
 
   fillRow(row, rates) {
     const { windows, thresholds, countsWindow } = this.config;
     windows.forEach((w, i) => fillRateCell(row.rateCells[i], rates[w], thresholds));
     const counts = rates[countsWindow];
-    row.started.textContent = counts ? count(counts.started) : '—';
-    row.pending.textContent = counts ? count(counts.pending) : '—';
+    row.started.textContent = counts ? `${count(counts.started)} · ${count(counts.pending)}` : '—';
+    row.started.title = counts
+      ? `${count(counts.started)} requests sent in the last ${countsWindow}, ${count(counts.pending)} still waiting for an outcome`
+      : '';
 
     // The row's state comes from the shortest window with enough samples: the freshest number that can be
     // trusted (seed 000 §5.1). A short window with few samples would flash red on a handful of failures.
@@ -158,7 +158,7 @@ function fillRateCell(cell, rate, thresholds) {
   cell.td.className = `rate num sev-${sev}${few ? ' few' : ''}${rate.stale ? ' stale' : ''}`;
   cell.value.textContent = percent(rate.rate);
   cell.ci.textContent = interval(rate.low, rate.high);
-  cell.n.textContent = `n = ${count(rate.total)}${few ? ' · few samples' : ''}${rate.stale ? ' · stale' : ''}`;
+  cell.n.textContent = `n = ${count(rate.total)}${few ? ' · few' : ''}${rate.stale ? ' · stale' : ''}`;
   cell.td.title = rate.total
     ? `${count(rate.success)} succeeded, ${count(rate.failure)} failed in the last ${rate.window}` +
       (few ? ' — too few samples to trust the rate' : '')
