@@ -32,10 +32,12 @@ const configSchema = z
     databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
     /** PGlite folder; ignored when databaseUrl is set. */
     dataDir: z.string().min(1).optional(),
-    namespace: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1-32 of a-z 0-9 _ - (a Redis key prefix)'),
+    namespace: z.string().regex(/^[A-Za-z0-9._-]{1,32}$/, 'must be 1-32 of A-Z a-z 0-9 . _ - (a Redis key prefix)'),
     token: z.string().min(16, 'must be at least 16 characters').optional(),
     windows: z.array(z.string().regex(windowPattern, 'must look like 30s, 5m or 1h')).min(1),
     minSamples: z.number().int().min(1),
+    /** Store timeout of each record call; past it outcomes wait in the buffer (fail open). Library default when unset. */
+    recordTimeoutMs: z.number().int().min(1).optional(),
     strategy: z.enum(['buckets', 'zset', 'zset-sharded']),
     thresholds: thresholdsSchema,
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -89,6 +91,7 @@ const envFields: [string, Field, EnvKind][] = [
   ['PAYPULSE_TOKEN', 'token', 'string'],
   ['PAYPULSE_WINDOWS', 'windows', 'list'],
   ['PAYPULSE_MIN_SAMPLES', 'minSamples', 'int'],
+  ['PAYPULSE_RECORD_TIMEOUT_MS', 'recordTimeoutMs', 'int'],
   ['PAYPULSE_STRATEGY', 'strategy', 'string'],
   ['PAYPULSE_LOG_LEVEL', 'logLevel', 'string'],
   ['PAYPULSE_STREAM_INTERVAL_MS', 'streamIntervalMs', 'int'],
