@@ -94,6 +94,7 @@ export class RateChart {
     // Without a hovering cursor the legend would read "—": show the newest values instead.
     if (this.plot.cursor.idx === null || this.plot.cursor.idx === undefined) this.plot.setLegend({ idx: kept.length - 1 });
     this.container.dataset.points = String(kept.length);
+    this.container.dataset.from = String(kept[0] ?? '');
     this.container.dataset.channels = String(this.channels.length);
   }
 
