@@ -60,6 +60,15 @@ export interface CacheDeps {
   retryMaxMs: number;
 }
 
+/** Seed 004 §3.1's key shape `domain:type:id:field`, e.g. cacheKey('pay', 'merchant', 10086, 'rate'). */
+export function cacheKey(domain: string, type: string, id: string | number, field: string): string {
+  const parts = { domain, type, id: String(id), field };
+  for (const [name, part] of Object.entries(parts)) {
+    if (typeof part !== 'string' || part.trim() === '' || part.includes(':')) throw invalidField(name, 'must be non-empty and contain no ":"');
+  }
+  return `${parts.domain}:${parts.type}:${parts.id}:${parts.field}`;
+}
+
 const decode = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 export function createCache(deps: CacheDeps): KitCache {

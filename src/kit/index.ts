@@ -82,5 +82,7 @@ export type { KitCache, CacheOptions, CacheStats, Loader } from './cache.js';
 export type { RecencyDesign, RecencyItem, RecencyOptions, RecencySet, TouchResult } from './recency.js';
 export { LockHeldError, LockLostError, IdempotencyMismatchError } from './errors.js';
 export { fencedUpdate, fencedUpdateExample, type FencedUpdate } from './fence.js';
-export { MemoryKitStore, type MemoryKitStoreOptions } from '../store/memory/kit/index.js';
-export { RedisKitStore, type RedisKitStoreOptions } from '../store/redis/kit/index.js';
+export { cacheKey } from './cache.js';
+// The engines are not re-exported here: kit logic never imports the Redis client (CONVENTIONS "a storage
+// port"). Build a store with `new MemoryKitStore({ clock })` from src/store/memory/kit/index.js or
+// `new RedisKitStore(connection)` from src/store/redis/kit/index.js and pass it in.

@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
+import { cacheKey } from '../../src/kit/index.js';
 import { eventually, kitEngines } from './engines.js';
 
 const { engines } = kitEngines();
+
+describe('cacheKey', () => {
+  it('builds domain:type:id:field and refuses parts that would shift the fields', () => {
+    expect(cacheKey('pay', 'merchant', 10086, 'rate')).toBe('pay:merchant:10086:rate');
+    expect(() => cacheKey('pay', 'merchant', 'a:b', 'rate')).toThrow(ValidationError);
+    expect(() => cacheKey('pay', '', 1, 'rate')).toThrow(/type/);
+  });
+});
 
 describe.each(engines)('cache on $name', (engine) => {
   it('loads on a miss, then serves from L1, and another process from L2', async () => {

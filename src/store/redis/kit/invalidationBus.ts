@@ -44,9 +44,7 @@ export class InvalidationBus {
   }
 
   private isReady(): boolean {
-    const client = this.client as { isReady?: boolean } | undefined;
-    // A cluster client has no single readiness flag; its pub/sub node reconnects by itself.
-    return client !== undefined && (client.isReady ?? true);
+    return this.client?.isReady ?? false;
   }
 
   private openClient(): void {
