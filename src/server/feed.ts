@@ -1,0 +1,81 @@
+// Feeds simulated traffic into a sink on the real clock: the demo feeds its own service's pulse, and
+// `paypulse simulate --target` feeds a remote service over HTTP. Each tick sends what the simulator
+// produced since the previous tick, so the volume follows the simulator and not the tick rate.
+import type { Clock } from '../clock.js';
+import type { Outcome, PulseLogger, RecordManyResult } from '../types.js';
+
+export interface TrafficSource {
+  between(fromMs: number, toMs: number): Outcome[];
+}
+
+export type OutcomeSink = (outcomes: Outcome[]) => Promise<RecordManyResult>;
+
+export interface FeedOptions {
+  traffic: TrafficSource;
+  sink: OutcomeSink;
+  clock: Clock;
+  /** Default 250 ms: the stream publishes every second, so four batches a second keep the chart smooth. */
+  tickMs?: number;
+  /** Where the first tick starts; default now. The demo passes the end of its back-fill so nothing is skipped. */
+  fromMs?: number;
+  logger?: PulseLogger;
+}
+
+export interface Feed {
+  readonly sent: number;
+  readonly failedBatches: number;
+  /** Stops the timer and waits for the batch in flight. */
+  stop(): Promise<void>;
+}
+
+/** Sends [fromMs, toMs) in one-minute slices, e.g. the demo's back-filled hour; resolves with the outcomes sent. */
+export async function feedRange(traffic: TrafficSource, sink: OutcomeSink, fromMs: number, toMs: number): Promise<number> {
+  let sent = 0;
+  for (let from = fromMs; from < toMs; from += 60_000) {
+    const batch = traffic.between(from, Math.min(from + 60_000, toMs));
+    if (batch.length > 0) await sink(batch);
+    sent += batch.length;
+  }
+  return sent;
+}
+
+export function startFeed({ traffic, sink, clock, tickMs = 250, fromMs, logger }: FeedOptions): Feed {
+  let last = fromMs ?? clock.now();
+  let sent = 0;
+  let failedBatches = 0;
+  let inFlight: Promise<void> | null = null;
+
+  const tick = () => {
+    // A sink slower than the tick rate gets bigger batches, never overlapping ones.
+    if (inFlight) return;
+    const now = clock.now();
+    const batch = traffic.between(last, now);
+    last = now;
+    if (batch.length === 0) return;
+    inFlight = sink(batch)
+      .then(() => {
+        sent += batch.length;
+      })
+      .catch((err: unknown) => {
+        failedBatches += 1;
+        logger?.warn({ err, outcomes: batch.length }, 'feed: a batch was not delivered');
+      })
+      .finally(() => {
+        inFlight = null;
+      });
+  };
+  const timer = setInterval(tick, tickMs);
+
+  return {
+    get sent() {
+      return sent;
+    },
+    get failedBatches() {
+      return failedBatches;
+    },
+    async stop() {
+      clearInterval(timer);
+      await inFlight;
+    },
+  };
+}
