@@ -74,7 +74,13 @@ async function main() {
       panel: $('drilldown'), title: $('drilldown-title'), hint: $('drilldown-hint'),
       body: $('failures-body'), empty: $('failures-empty'), close: $('drilldown-close'),
     },
-    { window: longest, onClose: () => table.select(null) },
+    {
+      window: longest,
+      onClose: (channel, hadFocus) => {
+        table.select(null);
+        if (hadFocus) table.focus(channel);
+      },
+    },
   );
   const table = new RatesTable(
     { head: $('rates-head'), body: $('rates-body'), empty: $('empty') },
@@ -98,6 +104,8 @@ async function main() {
       .then((history) => chart.backfill(channel, history.minutes))
       .catch((error) => console.warn(`PayPulse: no history for ${channel}`, error));
   };
+  // Colours follow the sorted channel list, not the order in which back-fills happen to answer.
+  for (const { channel } of initial.channels) chart.ensureChannel(channel);
   for (const { channel } of initial.channels) backfill(channel, serverNow);
 
   let lastEventAt = null;

@@ -7,8 +7,6 @@ import { percent } from './format.js';
 const SPAN_SEC = 3600;
 const MIN_SPAN_SEC = 600;
 const HEIGHT_PX = 280;
-// Distinguishable on a dark and a light background, and none of them the red/orange/yellow of the states.
-const PALETTE = ['#4cc9f0', '#b388ff', '#72e0a8', '#f78fb3', '#8ab4ff', '#c0ca33', '#4db6ac', '#e0a3ff', '#90a4ae', '#ffd180'];
 
 export class RateChart {
   /** @param {HTMLElement} container @param {{ thresholds: object }} config */
@@ -16,6 +14,7 @@ export class RateChart {
     this.container = container;
     this.thresholds = config.thresholds;
     this.channels = [];
+    // channel → palette slot, in order of first appearance: a channel keeps its colour while the page lives.
     this.colours = new Map();
     // x (epoch seconds) → Map(channel → rate|null). Seconds keep uPlot's time axis happy.
     this.points = new Map();
@@ -63,7 +62,7 @@ export class RateChart {
 
   ensureChannel(channel) {
     if (this.colours.has(channel)) return;
-    this.colours.set(channel, PALETTE[this.colours.size % PALETTE.length]);
+    this.colours.set(channel, this.colours.size);
     this.channels = [...this.colours.keys()].sort();
     // uPlot's series are fixed at creation: a new channel means a new plot.
     this.plot?.destroy();
@@ -93,9 +92,20 @@ export class RateChart {
     else this.plot.setData(data);
     // Without a hovering cursor the legend would read "—": show the newest values instead.
     if (this.plot.cursor.idx === null || this.plot.cursor.idx === undefined) this.plot.setLegend({ idx: kept.length - 1 });
+    this.describe(kept);
     this.container.dataset.points = String(kept.length);
     this.container.dataset.from = String(kept[0] ?? '');
     this.container.dataset.channels = String(this.channels.length);
+  }
+
+  /** The canvas says nothing to a screen reader: the label carries the newest value of every channel. */
+  describe(xs) {
+    const newest = xs.length ? this.points.get(xs[xs.length - 1]) : null;
+    const values = this.channels.map((c) => `${c} ${percent(newest?.get(c) ?? null)}`).join(', ');
+    this.container.setAttribute(
+      'aria-label',
+      `Success rate of ${this.channels.length} channels over the last hour` + (values ? `; newest: ${values}` : ''),
+    );
   }
 
   size() {
@@ -105,6 +115,8 @@ export class RateChart {
   options() {
     const css = getComputedStyle(document.documentElement);
     const colour = (name) => css.getPropertyValue(name).trim();
+    // Series colours come from the stylesheet, which has a set for dark and one for light backgrounds.
+    const palette = colour('--series').split(',').map((c) => c.trim());
     const axis = {
       stroke: colour('--muted'),
       grid: { stroke: colour('--grid'), width: 1 },
@@ -128,9 +140,11 @@ export class RateChart {
         { label: 'Time' },
         ...this.channels.map((channel) => ({
           label: channel,
-          stroke: this.colours.get(channel),
+          stroke: palette[this.colours.get(channel) % palette.length],
           width: 2,
           spanGaps: false,
+          // Lines only, except a value with no neighbours (one minute of traffic), which a line cannot show.
+          points: { show: true, size: 6, filter: isolatedPoints },
           value: (u, v) => percent(v),
         })),
       ],
@@ -142,6 +156,18 @@ export class RateChart {
       },
     };
   }
+}
+
+function isolatedPoints(u, seriesIdx) {
+  const ys = u.data[seriesIdx];
+  const isolated = [];
+  for (let i = 0; i < ys.length; i++) {
+    if (ys[i] === null || ys[i] === undefined) continue;
+    const before = i > 0 ? ys[i - 1] : null;
+    const after = i < ys.length - 1 ? ys[i + 1] : null;
+    if ((before === null || before === undefined) && (after === null || after === undefined)) isolated.push(i);
+  }
+  return isolated;
 }
 
 function yFloor(min) {

@@ -7,7 +7,7 @@ const LIMIT = 20;
 export class FailuresPanel {
   /**
    * @param {{ panel, title, hint, body, empty, close: HTMLElement }} elements
-   * @param {{ window: string, onClose(): void }} config  window: how far back to look (the longest one).
+   * @param {{ window: string, onClose(channel, hadFocus): void }} config  window: how far back to look (the longest one).
    */
   constructor(elements, config) {
     this.elements = elements;
@@ -37,9 +37,12 @@ export class FailuresPanel {
 
   close() {
     if (!this.channel) return;
+    const channel = this.channel;
+    // Keyboard users closing from inside the panel go back to where they came from, not to the page top.
+    const hadFocus = this.elements.panel.contains(document.activeElement);
     this.channel = null;
     this.elements.panel.hidden = true;
-    this.config.onClose();
+    this.config.onClose(channel, hadFocus);
   }
 
   /**

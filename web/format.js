@@ -2,12 +2,18 @@
 
 const counts = new Intl.NumberFormat('en-US');
 
-/** 0.9783 → "97.8 %". Near 100 % one decimal hides what matters (99.9 vs 99.5), so use two there. */
+/**
+ * 0.9783 → "97.8 %". Near 100 % one decimal hides what matters (99.9 vs 99.5), so use two there. Truncated,
+ * not rounded: 94.96 % is below the 95 % threshold and must not read "95.0 %" beside a Warn badge.
+ */
 export function percent(value) {
   if (value === null || value === undefined || Number.isNaN(value)) return '—';
   if (value >= 1) return '100 %';
-  const pct = value * 100;
-  return `${pct.toFixed(pct >= 99 ? 2 : 1)} %`;
+  const decimals = value >= 0.99 ? 2 : 1;
+  const scale = 10 ** decimals;
+  // The epsilon keeps 0.85 * 1000 = 849.999… from losing a digit to binary floating point.
+  const pct = Math.floor(value * 100 * scale + 1e-6) / scale;
+  return `${pct.toFixed(decimals)} %`;
 }
 
 /** The 95 % interval as "95.1–99.0 %"; empty when there is no data. */

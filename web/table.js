@@ -22,7 +22,7 @@ export class RatesTable {
       th('Channel'),
       th('State'),
       ...windows.map((w) => th(`Last ${w}`, 'num')),
-      th(`Started · pending (${countsWindow})`, 'num'),
+      th(`Started · pending (${countsWindow})`, 'num wrap'),
     );
   }
 
@@ -108,6 +108,10 @@ export class RatesTable {
       row.element.classList.toggle('selected', on);
       row.button.setAttribute('aria-expanded', String(on));
     }
+  }
+
+  focus(channel) {
+    this.rows.get(channel)?.button.focus();
   }
 
   /** Counts per state for the header summary, plus whether any number is a stale last-known value. */

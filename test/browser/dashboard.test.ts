@@ -107,7 +107,7 @@ describe('dashboard', () => {
     // No card-visa outcome in the last minute: its state comes from the 5m window.
     const card = await row('card-visa').innerText();
     expect(card).toContain('OK');
-    expect(card).toContain('98.7 %');
+    expect(card).toContain('98.6 %'); // 148/150, truncated
     const wallet = await row('wallet-y').innerText();
     expect(wallet).toContain('Few samples');
     expect(wallet).toContain('n = 10 · few');
@@ -115,8 +115,10 @@ describe('dashboard', () => {
     // The chart reaches back into history: card-visa had no outcome since, so its only value is the minute
     // of 3 minutes ago. Sweep the pointer over the plot as a person would and read the legend.
     await page.waitForFunction(() => document.querySelector('#chart')?.getAttribute('data-channels') === '3');
-    expect(await legendShowsUnderSweep('card-visa', '98.7 %')).toBe(true);
+    expect(await legendShowsUnderSweep('card-visa', '98.6 %')).toBe(true);
     await page.getByLabel('Data age').getByText(/updated .* ago/).waitFor({ timeout: WAIT_MS });
+    // The canvas is described for screen readers by its newest values.
+    await page.getByRole('img', { name: /bank-x 70\.0 %/ }).waitFor({ timeout: WAIT_MS });
   });
 
   it('moves with the stream as outcomes are recorded', async () => {
@@ -134,6 +136,7 @@ describe('dashboard', () => {
       pointsBefore,
       { timeout: WAIT_MS },
     );
+    await page.getByRole('img', { name: /bank-x 85\.0 %/ }).waitFor({ timeout: WAIT_MS });
     expect(await page.locator('#summary').innerText()).toMatch(/1 Warn/);
   });
 
@@ -158,16 +161,26 @@ describe('dashboard', () => {
 
     await page.screenshot({ path: process.env.PAYPULSE_SCREENSHOT ?? '/tmp/dashboard.png', fullPage: true });
 
+    // Closed from the keyboard, focus returns to the channel it was opened from.
+    await panel.getByRole('button', { name: 'Close failures' }).focus();
+    await page.keyboard.press('Enter');
+    await panel.waitFor({ state: 'hidden', timeout: WAIT_MS });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('bank-x');
+    expect(await page.getByRole('button', { name: 'bank-x', exact: true }).getAttribute('aria-expanded')).toBe('false');
+
+    await page.keyboard.press('Enter');
+    await panel.waitFor({ timeout: WAIT_MS });
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'hidden', timeout: WAIT_MS });
     expect(browser.problems).toEqual([]);
   });
 
-  it('shows that it is reconnecting when the service goes away', async () => {
+  it('shows that it is reconnecting, and that its numbers are ageing, when the service goes away', async () => {
+    const { page } = browser;
     await service.close();
-    await browser.page
-      .getByRole('status', { name: 'Connection' })
-      .getByText('Reconnecting…')
-      .waitFor({ timeout: WAIT_MS });
+    await page.getByRole('status', { name: 'Connection' }).getByText('Reconnecting…').waitFor({ timeout: WAIT_MS });
+    // Past 5 s without an update the age is flagged.
+    await page.locator('#age.old').waitFor({ timeout: WAIT_MS });
+    expect(await page.getByLabel('Data age').innerText()).toMatch(/updated \d+(\.\d)? s ago/);
   });
 });
