@@ -1,8 +1,7 @@
 // The dashboard in real headless Chromium against the real service over a socket: it shows what was
 // recorded, follows the stream as new outcomes arrive, and drills down into a channel's failed requests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/server/config.js';
-import { startService, type RunningService } from '../../src/server/service.js';
+import { defaultConfig, startService, type RunningService } from '../../src/server/index.js';
 import type { Outcome } from '../../src/types.js';
 import { launchChromium, type Browser } from './chromium.js';
 
