@@ -110,9 +110,16 @@ async function main() {
 
   let lastEventAt = null;
   let lastAsOf = null;
+  // After a reconnection the chart has a hole where the stream was cut (a laptop lid, a proxy restart):
+  // history fills it, asked for at the server time of the first event after it.
+  let refillHistory = false;
   const onRates = (data) => {
     lastEventAt = performance.now();
     lastAsOf = data.asOf;
+    if (refillHistory) {
+      refillHistory = false;
+      for (const channel of backfilled) backfill(channel, data.asOf);
+    }
     const channels = byChannel(data.rates);
     renderSummary(table.update(channels));
     chart.live(data.asOf, data.rates.filter((r) => r.window === shortest && !r.dims));
@@ -123,8 +130,11 @@ async function main() {
   };
 
   const connection = $('connection');
+  let previousState = 'connecting';
   openStream(['rates', 'alert', 'breaker'], {
     onState: (state) => {
+      if (state === 'live' && previousState === 'reconnecting') refillHistory = true;
+      previousState = state;
       connection.className = `pill pill-${state}`;
       connection.textContent = STATE_TEXT[state];
     },

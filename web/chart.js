@@ -16,48 +16,55 @@ export class RateChart {
     this.channels = [];
     // channel → palette slot, in order of first appearance: a channel keeps its colour while the page lives.
     this.colours = new Map();
-    // x (epoch seconds) → Map(channel → rate|null). Seconds keep uPlot's time axis happy.
-    this.points = new Map();
-    this.firstLiveX = Infinity;
+    // Two stores keyed by x (epoch seconds, uPlot's time unit) → Map(channel → rate|null): minute points
+    // from history and second points from the stream. They merge at drawing time (see merged()).
+    this.historyValues = new Map();
+    this.liveValues = new Map();
+    this.liveXs = []; // sorted
     this.plot = null;
     this.pending = false;
     new ResizeObserver(() => this.plot?.setSize(this.size())).observe(container);
   }
 
-  /** Per-minute snapshots of one channel: [{ minute, rate }]. Minutes the stream already covers are skipped. */
+  /** Per-minute snapshots of one channel: [{ minute, rate }]. May be called again to fill a gap. */
   backfill(channel, minutes) {
     this.ensureChannel(channel);
-    for (const m of minutes) {
-      const x = (m.minute + 60_000) / 1000;
-      if (x >= this.firstLiveX) continue;
-      this.valuesAt(x).set(channel, m.rate ?? null);
-    }
+    for (const m of minutes) valuesAt(this.historyValues, (m.minute + 60_000) / 1000).set(channel, m.rate ?? null);
     this.schedule();
   }
 
   /** One stream event: the rate of every channel in the chart's window at server time asOf. */
   live(asOfMs, rates) {
     const x = Math.round(asOfMs / 1000);
-    if (x < this.firstLiveX) {
-      this.firstLiveX = x;
-      // History may reach into the time the stream now covers; the live values win.
-      for (const key of this.points.keys()) if (key >= x) this.points.delete(key);
-    }
-    const values = this.valuesAt(x);
+    if (!this.liveValues.has(x)) insertSorted(this.liveXs, x);
+    const values = valuesAt(this.liveValues, x);
     for (const rate of rates) {
       this.ensureChannel(rate.channel);
       values.set(rate.channel, rate.rate);
     }
+    // Trimmed here too, not only when drawing: a hidden tab gets no animation frames for hours.
+    if (this.liveXs.length > 2 * SPAN_SEC) this.trim(this.liveXs[this.liveXs.length - 1] - SPAN_SEC);
     this.schedule();
   }
 
-  valuesAt(x) {
-    let values = this.points.get(x);
-    if (!values) {
-      values = new Map();
-      this.points.set(x, values);
+  /**
+   * Every x to draw, sorted: all live points, and the history minutes (x-60 s, x] that no live point falls
+   * in. Before the stream starts and across a disconnection, history fills in; elsewhere the finer live
+   * points win.
+   */
+  merged() {
+    const xs = [...this.liveXs];
+    for (const x of this.historyValues.keys()) {
+      const i = firstAbove(this.liveXs, x - 60);
+      if (i === this.liveXs.length || this.liveXs[i] > x) xs.push(x);
     }
-    return values;
+    return xs.sort((a, b) => a - b);
+  }
+
+  trim(oldestKept) {
+    for (const x of this.historyValues.keys()) if (x < oldestKept) this.historyValues.delete(x);
+    const drop = firstAbove(this.liveXs, oldestKept - 1);
+    for (const x of this.liveXs.splice(0, drop)) this.liveValues.delete(x);
   }
 
   ensureChannel(channel) {
@@ -80,28 +87,25 @@ export class RateChart {
   }
 
   render() {
-    const xs = [...this.points.keys()].sort((a, b) => a - b);
-    const newest = xs[xs.length - 1];
-    const oldestKept = newest - SPAN_SEC;
-    let start = 0;
-    while (start < xs.length && xs[start] < oldestKept) this.points.delete(xs[start++]);
-    const kept = xs.slice(start);
-    const data = [kept, ...this.channels.map((c) => kept.map((x) => this.points.get(x).get(c) ?? null))];
+    const newest = Math.max(this.liveXs[this.liveXs.length - 1] ?? -Infinity, ...this.historyValues.keys());
+    if (Number.isFinite(newest)) this.trim(newest - SPAN_SEC);
+    const xs = this.merged();
+    const valueAt = (x, channel) => (this.liveValues.get(x) ?? this.historyValues.get(x)).get(channel) ?? null;
+    const data = [xs, ...this.channels.map((c) => xs.map((x) => valueAt(x, c)))];
 
     if (!this.plot) this.plot = new uPlot(this.options(), data, this.container);
     else this.plot.setData(data);
     // Without a hovering cursor the legend would read "—": show the newest values instead.
-    if (this.plot.cursor.idx === null || this.plot.cursor.idx === undefined) this.plot.setLegend({ idx: kept.length - 1 });
-    this.describe(kept);
-    this.container.dataset.points = String(kept.length);
-    this.container.dataset.from = String(kept[0] ?? '');
+    if (this.plot.cursor.idx === null || this.plot.cursor.idx === undefined) this.plot.setLegend({ idx: xs.length - 1 });
+    this.describe(xs, valueAt);
+    this.container.dataset.points = String(xs.length);
     this.container.dataset.channels = String(this.channels.length);
   }
 
   /** The canvas says nothing to a screen reader: the label carries the newest value of every channel. */
-  describe(xs) {
-    const newest = xs.length ? this.points.get(xs[xs.length - 1]) : null;
-    const values = this.channels.map((c) => `${c} ${percent(newest?.get(c) ?? null)}`).join(', ');
+  describe(xs, valueAt) {
+    const newest = xs[xs.length - 1];
+    const values = this.channels.map((c) => `${c} ${percent(newest === undefined ? null : valueAt(newest, c))}`).join(', ');
     this.container.setAttribute(
       'aria-label',
       `Success rate of ${this.channels.length} channels over the last hour` + (values ? `; newest: ${values}` : ''),
@@ -156,6 +160,32 @@ export class RateChart {
       },
     };
   }
+}
+
+function valuesAt(store, x) {
+  let values = store.get(x);
+  if (!values) {
+    values = new Map();
+    store.set(x, values);
+  }
+  return values;
+}
+
+/** Index of the first element of the sorted array greater than value (its length when none is). */
+function firstAbove(sorted, value) {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] > value) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** Events arrive in order, so this is an append but for the rare late one. */
+function insertSorted(sorted, value) {
+  sorted.splice(firstAbove(sorted, value), 0, value);
 }
 
 function isolatedPoints(u, seriesIdx) {

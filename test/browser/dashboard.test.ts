@@ -174,12 +174,20 @@ describe('dashboard', () => {
     expect(browser.problems).toEqual([]);
   });
 
-  it('shows that it is reconnecting, and that its numbers are ageing, when the service goes away', async () => {
+  it('shows reconnecting and ageing numbers while the service is away, and live data once it is back', async () => {
     const { page } = browser;
     await service.close();
     await page.getByRole('status', { name: 'Connection' }).getByText('Reconnecting…').waitFor({ timeout: WAIT_MS });
     // Past 5 s without an update the age is flagged.
     await page.locator('#age.old').waitFor({ timeout: WAIT_MS });
     expect(await page.getByLabel('Data age').innerText()).toMatch(/updated \d+(\.\d)? s ago/);
+
+    // A service back on the same address: the page reconnects by itself and shows what the new one records.
+    const port = Number(new URL(service.url).port);
+    service = await startService({ ...defaultConfig, port, logLevel: 'silent' });
+    await post(outcomes('wallet-z', 3, 'failure', 'timeout'));
+    await page.getByRole('status', { name: 'Connection' }).getByText('Live').waitFor({ timeout: WAIT_MS });
+    await row('wallet-z').getByText('n = 3').first().waitFor({ timeout: WAIT_MS });
+    await page.locator('#age:not(.old)').waitFor({ timeout: WAIT_MS });
   });
 });
