@@ -131,7 +131,9 @@ async function main() {
 
   const connection = $('connection');
   let previousState = 'connecting';
-  openStream(['rates', 'alert', 'breaker'], {
+  // Only `rates` is listened to: EventSource drops named events nobody listens to, so the `alert`, `breaker`
+  // and `gap` events of the stream pass by harmlessly until panels for them exist.
+  openStream(['rates'], {
     onState: (state) => {
       if (state === 'live' && previousState === 'reconnecting') refillHistory = true;
       previousState = state;
@@ -139,7 +141,6 @@ async function main() {
       connection.textContent = STATE_TEXT[state];
     },
     onEvent: (type, data) => {
-      // Alerts and breaker changes get their own panels with their issues; until then they are ignored.
       if (type === 'rates' && Array.isArray(data?.rates)) onRates(data);
     },
   });
