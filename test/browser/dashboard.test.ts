@@ -70,12 +70,14 @@ async function legendShowsUnderSweep(channel: string, text: string): Promise<boo
 beforeAll(async () => {
   // The real service over a socket: embedded store, embedded PostgreSQL, history copied every second.
   service = await startService({ ...defaultConfig, port: 0, logLevel: 'silent', historyIntervalMs: 1_000 });
-  // card-visa: healthy, 3 minutes ago (so it is history, and absent from the 1m window);
+  // card-visa: healthy, minutes ago (so it is history, and absent from the 1m window);
   // bank-x: 70 % now (major); wallet-y: too few samples to judge.
   bankFailures = outcomes('bank-x', 30, 'failure', 'do_not_honor');
+  // All of card-visa in the middle of one minute 2.5–3.5 minutes ago: one history point, whatever the clock.
+  const cardAt = Math.floor((Date.now() - 180_000) / 60_000) * 60_000 + 30_000;
   await post([
-    ...outcomes('card-visa', 148, 'success', undefined, Date.now() - 180_000),
-    ...outcomes('card-visa', 2, 'failure', 'expired_card', Date.now() - 180_000),
+    ...outcomes('card-visa', 148, 'success', undefined, cardAt - 20),
+    ...outcomes('card-visa', 2, 'failure', 'expired_card', cardAt),
     ...outcomes('bank-x', 70, 'success'),
     ...bankFailures,
     ...outcomes('wallet-y', 5, 'success'),
@@ -112,7 +114,7 @@ describe('dashboard', () => {
     expect(wallet).toContain('n = 10 · few');
 
     // The chart reaches back into history: card-visa had no outcome since, so its only value is the minute
-    // of 3 minutes ago. Sweep the pointer over the plot as a person would and read the legend.
+    // of 2.5–3.5 minutes ago. Sweep the pointer over the plot as a person would and read the legend.
     await page.waitForFunction(() => document.querySelector('#chart')?.getAttribute('data-channels') === '3');
     expect(await legendShowsUnderSweep('card-visa', '98.6 %')).toBe(true);
     await page.getByLabel('Data age').getByText(/updated .* ago/).waitFor({ timeout: WAIT_MS });
