@@ -33,6 +33,7 @@ describe('dashboard plugin', () => {
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(response.headers['content-security-policy']).toContain("script-src 'self'");
     expect(response.headers['content-security-policy']).toContain("connect-src 'self'");
+    expect(response.headers['content-security-policy']).not.toContain('unsafe');
     expect(response.body).toContain('<script type="module" src="assets/app.js">');
   });
 
