@@ -12,6 +12,7 @@ import type { ServiceConfig } from './config.js';
 import { registerDashboard } from './dashboard.js';
 import { installErrorHandlers } from './httpErrors.js';
 import { instrumentPulse } from './metrics/instrumentPulse.js';
+import { coalesceReads, type ReadCoalescer } from './readCoalescer.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/serviceMetrics.js';
 import { registerChannelRoutes } from './routes/channels.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -41,7 +42,7 @@ export interface BuildAppOptions<P extends PulseStats = PulseStats> {
 
 /** What the app adds to Fastify, for startService, the demo and later issues (alerts publish on `hub`). */
 export interface PaypulseContext<P extends PulseStats = PulseStats> {
-  /** The pulse with metrics around it: record through this one so the counters move. */
+  /** The pulse with metrics and read coalescing around it: record through this one so the counters move. */
   pulse: P;
   hub: EventHub;
   ticker: RatesTicker;
@@ -69,8 +70,16 @@ export async function buildApp<P extends PulseStats>(options: BuildAppOptions<P>
   });
 
   const hub = new EventHub({ maxEvents: config.streamReplayEvents });
-  const metrics = createServiceMetrics({ pulse: options.pulse, hub, history: () => snapshots?.stats });
-  const pulse = instrumentPulse(options.pulse, metrics.observer);
+  let coalescer: ReadCoalescer<P> | undefined;
+  const metrics = createServiceMetrics({
+    pulse: options.pulse,
+    hub,
+    history: () => snapshots?.stats,
+    coalescedReads: () => coalescer?.joined,
+  });
+  // Metrics see every store call that is really made; coalescing sits on top, so joined reads cost nothing.
+  coalescer = coalesceReads(instrumentPulse(options.pulse, metrics.observer));
+  const pulse = coalescer.pulse;
   const ticker = startRatesTicker({ pulse, hub, clock, intervalMs: config.streamIntervalMs, logger: app.log });
   const context: PaypulseContext<P> = { pulse, hub, ticker, metrics, shuttingDown: false };
   app.decorate('paypulse', context as unknown as PaypulseContext);

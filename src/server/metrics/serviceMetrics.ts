@@ -17,6 +17,8 @@ export interface ServiceMetricsSources {
   pulse: Pick<PulseStats, 'rates' | 'windows' | 'health'>;
   hub: EventHub;
   history?: () => SnapshotJobStats | undefined;
+  /** Reads that joined an identical one in flight instead of calling the store. */
+  coalescedReads?: () => number | undefined;
 }
 
 export interface ServiceMetrics {
@@ -45,7 +47,7 @@ function mirroredCounter(registry: client.Registry, name: string, help: string, 
   });
 }
 
-export function createServiceMetrics({ pulse, hub, history }: ServiceMetricsSources): ServiceMetrics {
+export function createServiceMetrics({ pulse, hub, history, coalescedReads }: ServiceMetricsSources): ServiceMetrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   // prom-client names these gauges *_total, which `promtool check metrics` rejects (a _total suffix promises a
@@ -175,6 +177,8 @@ export function createServiceMetrics({ pulse, hub, history }: ServiceMetricsSour
       }
     },
   });
+
+  mirroredCounter(registry, 'paypulse_coalesced_reads_total', 'Reads answered by joining an identical read already in flight.', () => coalescedReads?.());
 
   // Stream.
   new client.Gauge({

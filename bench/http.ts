@@ -1,0 +1,266 @@
+// `npm run bench:http`: the service against the library, side by side in one run, on the embedded store
+// and on Redis (a redis-server of our own on a free port).
+//  1. ingest: library recordMany in batches of 500 vs HTTP POST /v1/outcomes in batches of 500
+//     (bar: HTTP >= 100,000 outcomes/s, or >= half of the library);
+//  2. reads: GET /v1/channels/:channel/rate vs GET /healthz requests/s with autocannon (bar: rate >= 50 %).
+// The service runs in a child process, as in production, so autocannon's own CPU is not charged to it.
+// Prints a table, writes bench/results/http-<date>.json and bench/HTTP_RESULTS.md. Never part of `npm test`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createPulse } from '../src/index.js';
+import { defaultConfig } from '../src/server/config.js';
+import { startService } from '../src/server/service.js';
+import { startRedis, type LocalRedis } from '../src/sim/redisServer.js';
+import type { Outcome } from '../src/types.js';
+
+const batchSize = 500;
+const channels = ['alipay', 'wechatpay', 'stripe-card', 'adyen-card', 'paypal', 'bank-transfer'];
+const ingestSeconds = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
+const readSeconds = Number(process.env.BENCH_READ_SECONDS ?? 10);
+const ingestConnections = 4;
+const readConnections = 32;
+
+/** Child mode: run the service and print its URL. */
+async function serveChild(): Promise<void> {
+  const redisUrl = process.env.BENCH_REDIS_URL || undefined;
+  const service = await startService({
+    ...defaultConfig,
+    port: 0,
+    redisUrl,
+    namespace: `bench${process.pid}`,
+    logLevel: 'warn',
+    // A one-off bench database: the embedded in-memory history, copied at the usual pace.
+  });
+  process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
+  process.on('SIGTERM', () => {
+    void service.close().then(() => process.exit(0));
+  });
+}
+
+let batchSeq = 0;
+/** One batch body of unique outcomes, 97 % successes, completed within the last 30 s. */
+function batchBody(now: number): string {
+  const batch = ++batchSeq;
+  const parts: string[] = [];
+  for (let i = 0; i < batchSize; i++) {
+    const channel = channels[i % channels.length];
+    const status = (i * 7919 + batch) % 100 < 3 ? 'failure' : 'success';
+    parts.push(`{"channel":"${channel}","requestId":"b${batch}-${i}","status":"${status}","at":${now - ((i * 53) % 30_000)}}`);
+  }
+  return `{"outcomes":[${parts.join(',')}]}`;
+}
+
+function batchOutcomes(now: number): Outcome[] {
+  return (JSON.parse(batchBody(now)) as { outcomes: Outcome[] }).outcomes;
+}
+
+/** Library alone: the same batches, the same number in flight as HTTP connections. */
+async function libraryIngest(redisUrl: string | undefined): Promise<number> {
+  const pulse = await createPulse({ redis: redisUrl, namespace: `benchlib${process.pid}` });
+  const batches = Array.from({ length: 200 }, () => batchOutcomes(Date.now()));
+  let recorded = 0;
+  const deadline = Date.now() + ingestSeconds * 1000;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: ingestConnections }, async () => {
+      while (Date.now() < deadline) {
+        // Fresh ids each time (a reused batch would measure the duplicate path): re-prefix a prepared batch.
+        const template = batches[batchSeq++ % batches.length]!;
+        const now = Date.now();
+        const seq = batchSeq;
+        const outcomes = template.map((o, i) => ({ ...o, requestId: `l${seq}-${i}`, at: now - ((i * 53) % 30_000) }));
+        const r = await pulse.recordMany(outcomes);
+        recorded += r.accepted + r.buffered;
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await pulse.close();
+  return recorded / seconds;
+}
+
+async function startChild(redisUrl: string | undefined): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+    env: { ...process.env, BENCH_REDIS_URL: redisUrl ?? '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{"url"'));
+      if (line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`service exited with ${code} before listening`)));
+  });
+  return { url, child };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+function checked(name: string, result: autocannon.Result): autocannon.Result {
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${name}: ${result.non2xx} non-2xx answers and ${result.errors} errors — the numbers would lie`);
+  }
+  return result;
+}
+
+async function httpIngest(url: string): Promise<{ outcomesPerSec: number; p99Ms: number }> {
+  const result = checked(
+    'ingest',
+    await autocannon({
+      url,
+      connections: ingestConnections,
+      duration: ingestSeconds,
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/outcomes',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: batchBody(Date.now()) }),
+        },
+      ],
+    }),
+  );
+  return { outcomesPerSec: (result['2xx'] * batchSize) / ingestSeconds, p99Ms: result.latency.p99 };
+}
+
+/** Each connection cycles through `paths` (the rate run asks for every channel in turn, as pollers do). */
+async function requestsPerSec(url: string, paths: string[], seconds = readSeconds): Promise<{ rps: number; p99Ms: number }> {
+  const result = checked(
+    paths[0]!,
+    await autocannon({ url, connections: readConnections, duration: seconds, requests: paths.map((path) => ({ method: 'GET', path })) }),
+  );
+  return { rps: result.requests.average, p99Ms: result.latency.p99 };
+}
+
+/** Two alternating runs of each, averaged: load from elsewhere on a 2-core machine hits both alike. */
+async function compareReads(url: string) {
+  const healthzPaths = ['/healthz'];
+  const ratePaths = channels.map((c) => `/v1/channels/${c}/rate?window=5m`);
+  // Warm-up: JIT, compiled serializers, Redis script cache.
+  await requestsPerSec(url, healthzPaths, 2);
+  await requestsPerSec(url, ratePaths, 2);
+  const runs = { healthz: [] as { rps: number; p99Ms: number }[], rate: [] as { rps: number; p99Ms: number }[] };
+  for (let i = 0; i < 2; i++) {
+    runs.healthz.push(await requestsPerSec(url, healthzPaths));
+    runs.rate.push(await requestsPerSec(url, ratePaths));
+  }
+  const mean = (xs: { rps: number; p99Ms: number }[]) => ({
+    rps: xs.reduce((s, x) => s + x.rps, 0) / xs.length,
+    p99Ms: Math.max(...xs.map((x) => x.p99Ms)),
+  });
+  return { healthz: mean(runs.healthz), rate: mean(runs.rate) };
+}
+
+interface EngineResult {
+  engine: string;
+  libraryOutcomesPerSec: number;
+  httpOutcomesPerSec: number;
+  httpIngestP99Ms: number;
+  ingestRatio: number;
+  ingestBarMet: boolean;
+  rateRps: number;
+  rateP99Ms: number;
+  healthzRps: number;
+  healthzP99Ms: number;
+  readRatio: number;
+  readBarMet: boolean;
+}
+
+async function runEngine(engine: 'memory' | 'redis', redisUrl: string | undefined): Promise<EngineResult> {
+  process.stderr.write(`[${engine}] library recordMany …\n`);
+  const libraryOutcomesPerSec = await libraryIngest(redisUrl);
+  const { url, child } = await startChild(redisUrl);
+  try {
+    process.stderr.write(`[${engine}] HTTP ingest …\n`);
+    const ingest = await httpIngest(url);
+    process.stderr.write(`[${engine}] GET rate and GET /healthz …\n`);
+    const { healthz, rate } = await compareReads(url);
+    const ingestRatio = ingest.outcomesPerSec / libraryOutcomesPerSec;
+    return {
+      engine,
+      libraryOutcomesPerSec,
+      httpOutcomesPerSec: ingest.outcomesPerSec,
+      httpIngestP99Ms: ingest.p99Ms,
+      ingestRatio,
+      ingestBarMet: ingest.outcomesPerSec >= 100_000 || ingestRatio >= 0.5,
+      rateRps: rate.rps,
+      rateP99Ms: rate.p99Ms,
+      healthzRps: healthz.rps,
+      healthzP99Ms: healthz.p99Ms,
+      readRatio: rate.rps / healthz.rps,
+      readBarMet: rate.rps >= 0.5 * healthz.rps,
+    };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const pct = (n: number) => `${(n * 100).toFixed(0)} %`;
+
+function table(results: EngineResult[]): string {
+  const rows = [
+    '| engine | library recordMany (outcomes/s) | HTTP POST /v1/outcomes ×500 (outcomes/s) | HTTP ÷ library | ingest bar | GET rate (req/s) | GET /healthz (req/s) | rate ÷ healthz | read bar |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |',
+    ...results.map(
+      (r) =>
+        `| ${r.engine} | ${fmt(r.libraryOutcomesPerSec)} | ${fmt(r.httpOutcomesPerSec)} (p99 ${r.httpIngestP99Ms} ms) | ${pct(r.ingestRatio)} | ${r.ingestBarMet ? 'met' : 'MISSED'} | ${fmt(r.rateRps)} (p99 ${r.rateP99Ms} ms) | ${fmt(r.healthzRps)} (p99 ${r.healthzP99Ms} ms) | ${pct(r.readRatio)} | ${r.readBarMet ? 'met' : 'MISSED'} |`,
+    ),
+  ];
+  return rows.join('\n');
+}
+
+async function main(): Promise<void> {
+  const results: EngineResult[] = [];
+  results.push(await runEngine('memory', undefined));
+  let redis: LocalRedis | undefined;
+  try {
+    redis = await startRedis();
+    results.push(await runEngine('redis', redis.url));
+  } finally {
+    await redis?.stop();
+  }
+
+  const date = new Date().toISOString();
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version };
+  const settings = { batchSize, ingestSeconds, readSeconds, ingestConnections, readConnections };
+  const text = table(results);
+  process.stdout.write(`\n${text}\n\n`);
+
+  const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(resultsDir, { recursive: true });
+  const file = `http-${date.slice(0, 19).replace(/:/g, '-')}.json`;
+  writeFileSync(`${resultsDir}${file}`, `${JSON.stringify({ date, machine, settings, results }, null, 2)}\n`);
+  writeFileSync(
+    fileURLToPath(new URL('./HTTP_RESULTS.md', import.meta.url)),
+    `# HTTP service benchmark (\`npm run bench:http\`)
+
+Generated by bench/http.ts; do not edit by hand, run the benchmark again.
+
+Run ${date} on ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}; the service in a child process,
+autocannon in the benchmark process, Redis (when used) a redis-server of the benchmark's own on the same machine.
+Ingest: ${ingestConnections} connections / ${ingestConnections} batches in flight for ${ingestSeconds} s, ${batchSize} unique outcomes a batch.
+Reads: ${readConnections} connections, GET rate cycling over the ${channels.length} channels; after a warm-up, healthz and
+rate alternate twice for ${readSeconds} s each and are averaged (p99: the worse run). Identical concurrent reads are
+collapsed into one store call (src/server/readCoalescer.ts). Raw numbers: \`bench/results/${file}\`.
+
+Bars (issue 3): HTTP ingest >= 100,000 outcomes/s or >= half the library; GET rate >= 50 % of GET /healthz.
+
+${text}
+`,
+  );
+  process.stdout.write(`wrote bench/results/${file} and bench/HTTP_RESULTS.md\n`);
+}
+
+if (process.argv.includes('--serve')) await serveChild();
+else await main();
