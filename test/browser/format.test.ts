@@ -1,0 +1,39 @@
+// The page's number and state formatting, in Node: the same ES module the browser loads.
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error plain JS module of the page, without type declarations
+import { ago, interval, percent, severity, windowSeconds } from '../../web/format.js';
+
+const thresholds = { warn: 0.95, major: 0.8, critical: 0.5 };
+
+describe('dashboard formatting', () => {
+  it('grades a rate strictly below each threshold', () => {
+    expect(severity(0.95, thresholds)).toBe('ok');
+    expect(severity(0.9499, thresholds)).toBe('warn');
+    expect(severity(0.8, thresholds)).toBe('warn');
+    expect(severity(0.7999, thresholds)).toBe('major');
+    expect(severity(0.5, thresholds)).toBe('major');
+    expect(severity(0.4999, thresholds)).toBe('critical');
+    expect(severity(null, thresholds)).toBe('none');
+  });
+
+  it('never shows a rate below a threshold as the threshold itself', () => {
+    expect(percent(0.94996)).toBe('94.9 %');
+    expect(percent(0.99996)).toBe('99.99 %');
+    expect(percent(0.85)).toBe('85.0 %');
+    expect(percent(1)).toBe('100 %');
+    expect(percent(0)).toBe('0.0 %');
+    expect(percent(null)).toBe('—');
+  });
+
+  it('writes the interval and the age for people', () => {
+    expect(interval(0.60416, 0.78106)).toBe('60.4–78.1 %');
+    expect(interval(null, null)).toBe('');
+    expect(ago(400)).toBe('0.4 s');
+    expect(ago(42_000)).toBe('42 s');
+    expect(ago(600_000)).toBe('10 min');
+  });
+
+  it('orders windows by their length', () => {
+    expect(['1h', '30s', '5m', '15m'].sort((a, b) => windowSeconds(a) - windowSeconds(b))).toEqual(['30s', '5m', '15m', '1h']);
+  });
+});
