@@ -78,6 +78,7 @@ async function main() {
       window: longest,
       onClose: (channel, hadFocus) => {
         table.select(null);
+        chart.focus(null);
         if (hadFocus) table.focus(channel);
       },
     },
@@ -88,6 +89,7 @@ async function main() {
       windows, thresholds: initial.thresholds, countsWindow,
       onSelect: (channel) => {
         table.select(channel);
+        chart.focus(channel);
         drilldown.open(channel);
       },
     },

@@ -23,6 +23,7 @@ export class RateChart {
     this.liveXs = []; // sorted
     this.plot = null;
     this.pending = false;
+    this.focused = null;
     new ResizeObserver(() => this.plot?.setSize(this.size())).observe(container);
   }
 
@@ -76,6 +77,18 @@ export class RateChart {
     this.plot = null;
   }
 
+  /** Brings one channel's line forward (the one being drilled into); null: all equal again. */
+  focus(channel) {
+    this.focused = channel;
+    this.applyFocus();
+  }
+
+  applyFocus() {
+    if (!this.plot) return;
+    const index = this.focused === null ? -1 : this.channels.indexOf(this.focused);
+    this.plot.setSeries(index < 0 ? null : index + 1, { focus: true });
+  }
+
   /** Redraw at most once a frame, however many events and back-fills arrive. */
   schedule() {
     if (this.pending) return;
@@ -93,8 +106,12 @@ export class RateChart {
     const valueAt = (x, channel) => (this.liveValues.get(x) ?? this.historyValues.get(x)).get(channel) ?? null;
     const data = [xs, ...this.channels.map((c) => xs.map((x) => valueAt(x, c)))];
 
-    if (!this.plot) this.plot = new uPlot(this.options(), data, this.container);
-    else this.plot.setData(data);
+    if (!this.plot) {
+      this.plot = new uPlot(this.options(), data, this.container);
+      this.applyFocus();
+    } else {
+      this.plot.setData(data);
+    }
     // Without a hovering cursor the legend would read "—": show the newest values instead.
     if (this.plot.cursor.idx === null || this.plot.cursor.idx === undefined) this.plot.setLegend({ idx: xs.length - 1 });
     this.describe(xs, valueAt);
@@ -153,6 +170,7 @@ export class RateChart {
         })),
       ],
       legend: { live: true },
+      focus: { alpha: 0.25 },
       cursor: { drag: { x: false, y: false } },
       hooks: {
         // Dashed lines at the alert thresholds, under the series, so a dip reads against them at a glance.
