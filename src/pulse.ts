@@ -1,21 +1,27 @@
 // createPulse(): the library's one entry point. With `redis` it runs on Redis (or Redis Cluster);
-// without, on the embedded in-memory engine, which is a real single-process engine.
+// without, on the embedded in-memory engines, which are real single-process engines. The success-rate
+// engine and the payment safety kit share one connection and one clock.
 import { systemClock } from './clock.js';
+import { createKit, type Kit } from './kit/index.js';
+import type { KitStore } from './kit/store.js';
 import { StatsEngine } from './stats/engine.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
+import { MemoryKitStore } from './store/memory/kit/index.js';
 import { MemoryStatsStore } from './store/memory/statsStore.js';
 import { RedisConnection } from './store/redis/connection.js';
+import { RedisKitStore } from './store/redis/kit/index.js';
 import { RedisStatsStore } from './store/redis/statsStore.js';
 import type { StatsStore } from './store/port.js';
 import type { PulseOptions, PulseStats } from './types.js';
 
-export type Pulse = PulseStats & {
-  readonly settings: Readonly<ResolvedSettings>;
-  /** Writes outcomes buffered during a store outage now; false while the store still fails. */
-  flushBuffer(): Promise<boolean>;
-  /** Every configured window of one channel (or dims series) in one store call. */
-  ratesOf(channel: string, dims?: Record<string, string>): ReturnType<StatsEngine['ratesOf']>;
-};
+export type Pulse = PulseStats &
+  Omit<Kit, 'close'> & {
+    readonly settings: Readonly<ResolvedSettings>;
+    /** Writes outcomes buffered during a store outage now; false while the store still fails. */
+    flushBuffer(): Promise<boolean>;
+    /** Every configured window of one channel (or dims series) in one store call. */
+    ratesOf(channel: string, dims?: Record<string, string>): ReturnType<StatsEngine['ratesOf']>;
+  };
 
 export interface CreatePulseHooks {
   /** Observes each written batch (size, duration in ms), for metrics. */
@@ -25,18 +31,36 @@ export interface CreatePulseHooks {
 export async function createPulse(options: PulseOptions = {}, hooks: CreatePulseHooks = {}): Promise<Pulse> {
   const settings = resolveSettings(options);
   const clock = options.clock ?? systemClock;
-  let store: StatsStore;
+  let statsStore: StatsStore;
+  let kitStore: KitStore;
+  let redis: RedisConnection | undefined;
   if (options.redis) {
-    const redis = await RedisConnection.connect({
+    redis = await RedisConnection.connect({
       url: options.redis,
       cluster: options.cluster,
       commandTimeoutMs: 1000,
       onError: (err) => options.logger?.warn({ err: err.message }, 'paypulse: redis connection error'),
     });
-    store = new RedisStatsStore(redis, settings, settings.recordTimeoutMs);
+    statsStore = new RedisStatsStore(redis, settings, settings.recordTimeoutMs);
+    kitStore = new RedisKitStore(redis);
   } else {
-    store = new MemoryStatsStore(settings);
+    statsStore = new MemoryStatsStore(settings);
+    kitStore = new MemoryKitStore({ clock });
   }
-  const engine = new StatsEngine(store, settings, clock, options.logger, hooks.onBatch);
-  return Object.assign(engine, { settings }) as Pulse;
+  const engine = new StatsEngine(statsStore, settings, clock, options.logger, hooks.onBatch);
+  const kit = createKit({ store: kitStore, clock, namespace: settings.namespace });
+  const closeEngine = engine.close.bind(engine);
+  return Object.assign(engine, {
+    settings,
+    lock: kit.lock,
+    idempotency: kit.idempotency,
+    cache: kit.cache,
+    recency: kit.recency,
+    close: async () => {
+      await closeEngine();
+      await kit.close();
+      await kitStore.close();
+      await redis?.close();
+    },
+  }) as Pulse;
 }

@@ -122,7 +122,7 @@ export interface PulseStats {
   rates(query?: { window?: string }): Promise<Rate[]>;
   failures(channel: string, query?: { window?: string; limit?: number }): Promise<FailedRequest[]>;
   /** Per-minute counts of a channel, oldest first, kept at least 2 h (seed 000 §4.3). */
-  minutes(channel: string, query: { from: number; to: number }): Promise<MinuteCounts[]>;
+  minutes(channel: string, query: { from: number; to: number; dims?: Record<string, string> }): Promise<MinuteCounts[]>;
   channels(): Promise<string[]>;
   /** The configured windows, e.g. ['1m','5m','15m','1h']. */
   readonly windows: string[];

@@ -63,6 +63,8 @@ function spawnRedis(port: number, dir: string, extra: string[]): ChildProcess {
 
 async function killChild(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  // The child is unref'd so it never keeps a test alive; while we wait for its exit it must.
+  child.ref();
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');

@@ -27,6 +27,8 @@ const result = (code: 'accepted' | 'duplicate' | 'corrected' | 'stale' | 'buffer
   stale: code === 'stale' ? 1 : 0,
   buffered: code === 'buffered' ? 1 : 0,
 });
+/** Batches at the store at once. */
+const maxInFlight = 4;
 const byCode = [result('accepted'), result('duplicate'), result('corrected')];
 
 export interface RecorderStats {
@@ -41,7 +43,9 @@ export interface RecorderStats {
 export class Recorder {
   private queue: Item[] = [];
   private buffer: Item[] = [];
-  private running: Promise<void> | undefined;
+  private scheduled = false;
+  private inFlight = 0;
+  private idleWaiters: Array<() => void> = [];
   private retryTimer: NodeJS.Timeout | undefined;
   readonly stats: RecorderStats = {
     storeReachable: true,
@@ -90,21 +94,39 @@ export class Recorder {
   }
 
   private kick(): void {
-    // A microtask lets every record() of the current tick join the first batch.
-    this.running ??= Promise.resolve().then(() => this.drainQueue()).finally(() => {
-      this.running = undefined;
-      if (this.queue.length > 0) this.kick();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // A microtask lets every record() of the current tick join the same batch.
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.pump();
     });
   }
 
-  private async drainQueue(): Promise<void> {
-    while (this.queue.length > 0) {
+  /**
+   * Starts batches while fewer than `maxInFlight` are at the store. Several in flight keep both the
+   * gateway and Redis busy; order is still kept, because one connection delivers commands in order
+   * and each channel's script runs atomically.
+   */
+  private pump(): void {
+    while (this.inFlight < maxInFlight && this.queue.length > 0) {
       // Buffered outcomes go first: they are older, and order matters (pending before success).
-      const room = Math.max(0, this.settings.maxBatch - Math.min(this.queue.length, this.settings.maxBatch));
-      const retried = this.stats.storeReachable ? this.buffer.splice(0, room) : [];
-      const batch = [...retried, ...this.queue.splice(0, this.settings.maxBatch)];
-      await this.writeBatch(batch);
+      const batch = this.queue.splice(0, this.settings.maxBatch);
+      const room = this.settings.maxBatch - batch.length;
+      if (room > 0 && this.stats.storeReachable && this.buffer.length > 0) batch.unshift(...this.buffer.splice(0, room));
+      this.inFlight++;
+      void this.writeBatch(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
     }
+    if (this.inFlight === 0 && this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** Resolves when nothing is queued or at the store. */
+  private idle(): Promise<void> {
+    if (this.inFlight === 0 && this.queue.length === 0 && !this.scheduled) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Writes one batch; false when any of it had to be buffered. */
@@ -183,7 +205,7 @@ export class Recorder {
 
   /** Writes buffered outcomes; true when the buffer is empty afterwards. */
   async retryBuffer(): Promise<boolean> {
-    await this.running;
+    await this.idle();
     while (this.buffer.length > 0) {
       if (!(await this.writeBatch(this.buffer.splice(0, this.settings.maxBatch)))) return false;
     }
@@ -192,7 +214,7 @@ export class Recorder {
 
   /** Waits for queued outcomes and tries the buffer once more (close, graceful shutdown). */
   async flush(): Promise<void> {
-    await this.running;
+    await this.idle();
     if (this.buffer.length > 0) await this.retryBuffer();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;

@@ -106,7 +106,6 @@ export class RedisStatsStore implements StatsStore {
     return [...reply].sort();
   }
 
-  async close(): Promise<void> {
-    await this.redis.close();
-  }
+  /** The connection belongs to createPulse(), which closes it after the kit. */
+  async close(): Promise<void> {}
 }

@@ -18,16 +18,12 @@ if op == 'record' then
     groups[g] = list
     i = i + count + 1
   end
-  local codes = {}
+  -- One table reused for every outcome: allocating one per outcome costs more than its fields.
+  local codes, o = {}, {}
   for k = i, #ARGV, 6 do
-    codes[#codes + 1] = apply({
-      id = ARGV[k],
-      status = tonumber(ARGV[k + 1]),
-      at = tonumber(ARGV[k + 2]),
-      code = ARGV[k + 3],
-      hash = tonumber(ARGV[k + 4]),
-      series = groups[tonumber(ARGV[k + 5])],
-    })
+    o.id, o.status, o.at, o.code = ARGV[k], tonumber(ARGV[k + 1]), tonumber(ARGV[k + 2]), ARGV[k + 3]
+    o.hash, o.series = tonumber(ARGV[k + 4]), groups[tonumber(ARGV[k + 5])]
+    codes[#codes + 1] = apply(o)
   end
   flushWrites()
   return table.concat(codes)

@@ -23,13 +23,20 @@ local function removeMember(key, member)
   redis.call('ZREM', key, member)
 end
 
+local lastNKeys = {}
 local function lastNKey(series)
-  return prefix .. 'n:' .. series
+  local key = lastNKeys[series]
+  if not key then
+    key = prefix .. 'n:' .. series
+    lastNKeys[series] = key
+  end
+  return key
 end
 
 -- Score at * 2 + 1 for a success: one ZREVRANGEBYSCORE gives the newest n and their statuses.
-local function addTerminal(o, status, at, code, started, foundIn)
-  saveState(o, status, at, started, foundIn)
+-- `stateSaved`: the strategy's claim() has already written the request's state.
+local function addTerminal(o, status, at, code, started, foundIn, stateSaved)
+  if not stateSaved then saveState(o, status, at, started, foundIn) end
   countTerminal(o, status, at, 1)
   local score = at * 2 + (status == SUCCESS and 1 or 0)
   for _, series in ipairs(o.series) do queueZadd(lastNKey(series), o.id, score) end
@@ -51,8 +58,8 @@ local function removeFailure(o, at)
   end
 end
 
-local function startPending(o)
-  saveState(o, PENDING, o.at, 1, nil)
+local function startPending(o, stateSaved)
+  if not stateSaved then saveState(o, PENDING, o.at, 1, nil) end
   for _, series in ipairs(o.series) do
     tally('p', series, o.at, 'p', 1)
     tally('p', series, o.at, 'o', 1)
@@ -72,22 +79,19 @@ end
 
 -- One outcome, in arrival order. A success upgrades a failure (corrected); nothing downgrades a success.
 local function apply(o)
-  local status, at, started, foundIn = lookup(o)
+  local fresh = o.status == PENDING and o.at * 8 + 4 + PENDING or o.at * 8 + o.status
+  local status, at, started, foundIn = claim(o, fresh)
+  if status == 0 then
+    if o.status == PENDING then startPending(o, CLAIM_WRITES) else addTerminal(o, o.status, o.at, o.code, 0, foundIn, CLAIM_WRITES) end
+    return ACCEPTED
+  end
   if o.status == PENDING then
-    if status == 0 then
-      startPending(o)
-      return ACCEPTED
-    end
     if status == PENDING then return DUPLICATE end
     if markStarted(o, status, at, started, foundIn) then
       for _, series in ipairs(o.series) do tally('p', series, o.at, 'p', 1) end
       return ACCEPTED
     end
     return DUPLICATE
-  end
-  if status == 0 then
-    addTerminal(o, o.status, o.at, o.code, 0, foundIn)
-    return ACCEPTED
   end
   if status == PENDING then
     resolvePending(o, at)
@@ -134,7 +138,7 @@ local function flushWrites()
   for _, key in ipairs(zaddKeys) do
     local args, n = {}, 0
     for member, score in pairs(zadds[key]) do
-      args[n + 1] = int(score)
+      args[n + 1] = score -- scores stay below 15 digits, which Lua's %.14g writes exactly
       args[n + 2] = member
       n = n + 2
       if n >= 1000 then

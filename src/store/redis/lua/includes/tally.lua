@@ -8,18 +8,34 @@ local function bucketKey(kind, series, minute)
   return prefix .. kind .. ':' .. series .. ':' .. int(minute)
 end
 
+-- Field names `<kind><second>`, built once per call and name.
+local secondFields = setmetatable({}, { __index = function(t, kind)
+  local names = setmetatable({}, { __index = function(n, second)
+    local name = kind .. second
+    n[second] = name
+    return name
+  end })
+  t[kind] = names
+  return names
+end })
+
+-- Outcomes of one call mostly share a few seconds: the key and field names of the last second
+-- are kept, instead of building the same strings again for every outcome.
+local lastKind, lastSeries, lastSec, lastKey, lastOffset
 local function tally(kind, series, atMs, field, delta)
   if atMs < keepFrom then return end
   local sec = math.floor(atMs / 1000)
-  local minute = math.floor(sec / 60)
-  local key = bucketKey(kind, series, minute)
-  local fields = tallies[key]
-  if not fields then
-    fields = {}
-    tallies[key] = fields
-    tallyKeys[#tallyKeys + 1] = key
+  if sec ~= lastSec or kind ~= lastKind or series ~= lastSeries then
+    local minute = math.floor(sec / 60)
+    lastKind, lastSeries, lastSec = kind, series, sec
+    lastKey, lastOffset = bucketKey(kind, series, minute), sec - minute * 60
+    if not tallies[lastKey] then
+      tallies[lastKey] = {}
+      tallyKeys[#tallyKeys + 1] = lastKey
+    end
   end
-  local f = field .. (sec - minute * 60)
+  local fields = tallies[lastKey]
+  local f = secondFields[field][lastOffset]
   fields[f] = (fields[f] or 0) + delta
   fields[field] = (fields[field] or 0) + delta
 end

@@ -1,0 +1,142 @@
+// `paypulse bench`: the three strategies side by side on one Redis server this benchmark starts,
+// with the same events: ingest through the library, Redis CPU and memory per event, rate queries.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ManualClock } from '../clock.js';
+import { createPulse } from '../pulse.js';
+import { startRedis } from '../sim/redisServer.js';
+import { RedisConnection } from '../store/redis/connection.js';
+import type { Outcome, Strategy } from '../types.js';
+import { sampleRedis } from './redisInfo.js';
+import { formatTable, percentile } from './report.js';
+
+export interface EngineBenchOptions {
+  channels?: number;
+  eventsPerChannel?: number;
+  strategies?: Strategy[];
+  /** Outcomes per recordMany call. */
+  batch?: number;
+  queries?: number;
+  resultsDir?: string;
+  log?: (line: string) => void;
+}
+
+export interface StrategyResult {
+  strategy: Strategy;
+  events: number;
+  eventsPerSec: number;
+  redisCpuUsPerEvent: number;
+  redisBytesPerEvent: number;
+  queryP50Ms: number;
+  queryP99Ms: number;
+  redisUsPerQuery: number;
+}
+
+const windowMs = 5 * 60_000;
+
+/** 20-character request ids like a gateway's order numbers; 95 % success, failures with a code. */
+function eventsFor(channel: string, index: number, perChannel: number, start: number): Outcome {
+  const requestId = `ord_${String(index).padStart(16, '0')}`;
+  const at = start + Math.floor((index / perChannel) * (windowMs - 1000));
+  return index % 20 === 7
+    ? { channel, requestId, status: 'failure', at, code: 'do_not_honor' }
+    : { channel, requestId, status: 'success', at };
+}
+
+async function runStrategy(url: string, strategy: Strategy, o: Required<EngineBenchOptions>): Promise<StrategyResult> {
+  const admin = await RedisConnection.connect({ url });
+  await admin.onEveryMaster(['FLUSHALL']);
+  await admin.onEveryMaster(['CONFIG', 'RESETSTAT']);
+  const start = Date.UTC(2026, 0, 1, 12);
+  const clock = new ManualClock(start);
+  const pulse = await createPulse({ redis: url, strategy, clock, namespace: 'bench', recordTimeoutMs: 30_000 });
+  const channels = Array.from({ length: o.channels }, (_, i) => `channel-${String(i).padStart(2, '0')}`);
+  const before = await sampleRedis(admin);
+  const began = performance.now();
+  const inFlight = new Set<Promise<unknown>>();
+  let batch: Outcome[] = [];
+  for (let i = 0; i < o.eventsPerChannel; i++) {
+    for (const channel of channels) batch.push(eventsFor(channel, i, o.eventsPerChannel, start));
+    if (batch.length >= o.batch || i === o.eventsPerChannel - 1) {
+      clock.set(batch[batch.length - 1].at);
+      const p = pulse.recordMany(batch).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      batch = [];
+      // Enough calls in flight to keep the recorder's batches full, without queueing everything.
+      if (inFlight.size >= 4) await Promise.race(inFlight);
+    }
+  }
+  await Promise.all(inFlight);
+  const seconds = (performance.now() - began) / 1000;
+  const afterIngest = await sampleRedis(admin);
+  const events = o.channels * o.eventsPerChannel;
+  clock.set(start + windowMs - 1000);
+
+  const latencies: number[] = [];
+  for (let q = 0; q < o.queries; q++) {
+    const t0 = performance.now();
+    const rate = await pulse.rate(channels[q % channels.length], { window: '5m' });
+    latencies.push(performance.now() - t0);
+    if (q === 0 && rate.total !== o.eventsPerChannel) {
+      throw new Error(`${strategy}: 5m window holds ${rate.total} events, expected ${o.eventsPerChannel}`);
+    }
+  }
+  const afterQueries = await sampleRedis(admin);
+  await pulse.close();
+  await admin.close();
+  return {
+    strategy,
+    events,
+    eventsPerSec: Math.round(events / seconds),
+    redisCpuUsPerEvent: ((afterIngest.cpuSec - before.cpuSec) * 1e6) / events,
+    redisBytesPerEvent: (afterIngest.usedMemory - before.usedMemory) / events,
+    queryP50Ms: percentile(latencies, 50),
+    queryP99Ms: percentile(latencies, 99),
+    redisUsPerQuery: (afterQueries.evalUsec - afterIngest.evalUsec) / Math.max(1, afterQueries.evalCalls - afterIngest.evalCalls),
+  };
+}
+
+export async function runEngineBench(options: EngineBenchOptions = {}): Promise<StrategyResult[]> {
+  const o: Required<EngineBenchOptions> = {
+    channels: 20,
+    eventsPerChannel: 300_000,
+    strategies: ['zset', 'zset-sharded', 'buckets'],
+    batch: 5000,
+    queries: 2000,
+    resultsDir: 'bench/results',
+    log: (line) => console.log(line),
+    ...options,
+  };
+  const redis = await startRedis();
+  const results: StrategyResult[] = [];
+  try {
+    for (const strategy of o.strategies) {
+      o.log(`${strategy}: recording ${o.channels} × ${o.eventsPerChannel.toLocaleString('en')} events…`);
+      results.push(await runStrategy(redis.url, strategy, o));
+    }
+  } finally {
+    await redis.stop();
+  }
+  const base = results.find((r) => r.strategy === 'zset') ?? results[0];
+  o.log('');
+  o.log(formatTable(
+    ['strategy', 'events/s', 'vs zset', 'Redis CPU µs/event', 'vs zset', 'Redis B/event', 'vs zset', 'query p50 ms', 'query p99 ms', 'Redis µs/query'],
+    results.map((r) => [
+      r.strategy,
+      r.eventsPerSec.toLocaleString('en'),
+      `${(r.eventsPerSec / base.eventsPerSec).toFixed(2)}×`,
+      r.redisCpuUsPerEvent.toFixed(2),
+      `${(r.redisCpuUsPerEvent / base.redisCpuUsPerEvent).toFixed(2)}×`,
+      r.redisBytesPerEvent.toFixed(1),
+      `${(r.redisBytesPerEvent / base.redisBytesPerEvent).toFixed(2)}×`,
+      r.queryP50Ms.toFixed(3),
+      r.queryP99Ms.toFixed(3),
+      r.redisUsPerQuery.toFixed(1),
+    ]),
+  ));
+  mkdirSync(o.resultsDir, { recursive: true });
+  const file = join(o.resultsDir, `engine-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify({ options: { ...o, log: undefined }, results }, null, 2));
+  o.log(`\nwritten to ${file}`);
+  return results;
+}

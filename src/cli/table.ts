@@ -1,0 +1,49 @@
+// The terminal view of channel health: one row per channel, one column per window.
+import type { Rate } from '../types.js';
+
+const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code: number, text: string) => (useColor ? `\x1b[${code}m${text}\x1b[0m` : text);
+
+export interface Thresholds {
+  warn: number;
+  major: number;
+  critical: number;
+}
+
+export const seedThresholds: Thresholds = { warn: 0.95, major: 0.8, critical: 0.5 };
+
+/** Seed 000 §4.3: below 95 % yellow, below 80 % orange, below 50 % red. */
+export function grade(rate: number | null, t: Thresholds = seedThresholds): 'ok' | 'warn' | 'major' | 'critical' | 'none' {
+  if (rate === null) return 'none';
+  if (rate < t.critical) return 'critical';
+  if (rate < t.major) return 'major';
+  if (rate < t.warn) return 'warn';
+  return 'ok';
+}
+
+const gradeColor = { ok: 32, warn: 33, major: 35, critical: 31, none: 90 } as const;
+
+function cell(r: Rate | undefined, t: Thresholds): string {
+  if (!r || r.rate === null) return paint(90, '     —        '.padEnd(20));
+  const pct = `${(r.rate * 100).toFixed(1).padStart(5)}%`;
+  const n = `n=${r.total}`.padEnd(9);
+  const text = `${pct} ${n}${r.sufficient ? ' ' : '?'}`.padEnd(20);
+  return paint(gradeColor[grade(r.rate, t)], text);
+}
+
+/** Rows of `rates` grouped by channel; `?` marks a rate on too few samples to trust. */
+export function renderRates(rates: Rate[], windows: string[], t: Thresholds = seedThresholds): string {
+  const byChannel = new Map<string, Map<string, Rate>>();
+  for (const r of rates) {
+    if (!byChannel.has(r.channel)) byChannel.set(r.channel, new Map());
+    byChannel.get(r.channel)!.set(r.window, r);
+  }
+  const head = `${'channel'.padEnd(16)}${windows.map((w) => w.padEnd(20)).join('')}started/pending`;
+  const lines = [paint(1, head)];
+  for (const [channel, perWindow] of [...byChannel].sort(([a], [b]) => a.localeCompare(b))) {
+    const first = perWindow.get(windows[0]);
+    const load = first ? `${first.started}/${first.pending}` : '';
+    lines.push(`${channel.padEnd(16)}${windows.map((w) => cell(perWindow.get(w), t)).join('')}${load}`);
+  }
+  return lines.join('\n');
+}
