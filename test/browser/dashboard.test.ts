@@ -191,6 +191,5 @@ describe('dashboard', () => {
     await page.getByRole('status', { name: 'Connection' }).getByText('Live').waitFor({ timeout: WAIT_MS });
     await row('wallet-z').getByText('n = 3').first().waitFor({ timeout: WAIT_MS });
     await page.locator('#age:not(.old)').waitFor({ timeout: WAIT_MS });
-    // Stopping one service and starting another (embedded PostgreSQL included) takes seconds on a busy CI box.
-  }, 90_000);
+  }, 90_000); // stopping one service and starting another (embedded PostgreSQL too) takes seconds on a busy box
 });
