@@ -83,8 +83,22 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     'paypulse serving',
   );
 
+  /**
+   * Outcomes buffered during a store outage (fail open) are lost if the process exits with them. Within the
+   * shutdown budget, keep offering them to the store, which may be reconnecting; then say what was lost.
+   */
+  async function flushBuffered(deadline: number): Promise<void> {
+    while (rawPulse.health().bufferedOutcomes > 0 && Date.now() < deadline) {
+      if (await rawPulse.flushBuffer().catch(() => false)) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const left = rawPulse.health().bufferedOutcomes;
+    if (left > 0) logger.error({ outcomes: left }, 'store still unreachable at shutdown: buffered outcomes are lost');
+  }
+
   let closing: Promise<void> | null = null;
   async function shutDown(): Promise<void> {
+    const deadline = Date.now() + config.shutdownTimeoutMs;
     app.paypulse.shuttingDown = true;
     logger.info({}, 'paypulse shutting down: draining requests');
     // app.close() waits for in-flight requests; a client holding a request open past the timeout is cut.
@@ -97,6 +111,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     } finally {
       clearTimeout(timer);
     }
+    await flushBuffered(deadline);
     // After the last request: the final copy sees every outcome that was accepted.
     await snapshots.stop().catch((err: unknown) => logger.error({ err }, 'final history snapshot failed'));
     await rawPulse.close();

@@ -166,26 +166,46 @@ describe('bearer token on /v1 writes', () => {
   });
 });
 
-describe('readiness when Redis goes away', () => {
-  it('GET /readyz turns 503 while Redis is down and 200 when it is back', async () => {
+describe('when Redis goes away', () => {
+  it('keeps answering: writes buffered, reads 503, /metrics and /readyz say so, and all recover', async () => {
     const redis = await startRedis();
-    const engine = { name: 'redis' as const, start: async () => undefined, stop: async () => undefined, pulseOptions: () => ({ redis: redis.url, namespace: 'readyz' }) };
-    const t = await makeApp(engine);
+    const engine = { name: 'redis' as const, start: async () => undefined, stop: async () => undefined, pulseOptions: () => ({ redis: redis.url, namespace: 'away' }) };
+    const t = await makeApp(engine, { pulse: { recordTimeoutMs: 200 } });
     try {
       expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200);
       await redis.kill();
+
+      // Fail open: the gateway's POST succeeds and says the outcome waits in the buffer.
+      const posted = await post(t.app, outcome(t.clock, { channel: 'away' }));
+      expect(posted.statusCode).toBe(200);
+      expect(posted.json()).toMatchObject({ accepted: 0, buffered: 1 });
+
+      const rate = await t.app.inject({ url: '/v1/channels/away/rate' });
+      expect(rate.statusCode).toBe(503);
+      expect(rate.json().error.code).toBe('PP_ERR_STORE_UNAVAILABLE');
+
       const down = await t.app.inject({ url: '/readyz' });
       expect(down.statusCode).toBe(503);
       expect(down.json().checks.store.ok).toBe(false);
       expect(down.json().checks.history.ok).toBe(true);
+
+      const metrics = await t.app.inject({ url: '/metrics' });
+      expect(metrics.statusCode).toBe(200);
+      expect(metrics.body).toContain('paypulse_store_up{store="redis",strategy="buckets"} 0');
+      expect(metrics.body).toContain('paypulse_store_buffered_outcomes 1');
+      expect(metrics.body).toContain('paypulse_rates_readable 0');
+      if (hasPromtool) expect(spawnSync('promtool', ['check', 'metrics'], { input: metrics.body }).status).toBe(0);
+
       await redis.start();
       // The client reconnects on its own; readiness follows without a restart of the service.
       let back = 503;
       for (let i = 0; i < 100 && back !== 200; i++) {
+        await t.pulse.flushBuffer().catch(() => false);
         back = (await t.app.inject({ url: '/readyz' })).statusCode;
         if (back !== 200) await new Promise((r) => setTimeout(r, 100));
       }
       expect(back).toBe(200);
+      expect((await t.app.inject({ url: '/metrics' })).body).toContain('paypulse_rates_readable 1');
     } finally {
       await t.close();
       await redis.stop();

@@ -9,6 +9,8 @@ import { defaultConfig, type ServiceConfig } from '../../src/server/config.js';
 import { startService, type RunningService } from '../../src/server/service.js';
 import { createTestDatabase, type TestDatabase } from '../history/databases.js';
 import { pino } from 'pino';
+import { createPulse } from '../../src/index.js';
+import { startRedis } from '../../src/sim/redisServer.js';
 import { engines } from './harness.js';
 
 const silent = pino({ level: 'silent' });
@@ -105,6 +107,36 @@ describe.each(engines)('startService on $name with PostgreSQL history', (engine)
       expect(taken.status).toBe(200);
     } finally {
       await service.close();
+    }
+  });
+});
+
+describe('graceful shutdown after a Redis outage', () => {
+  it('writes the outcomes buffered during the outage once Redis is back, before exiting', async () => {
+    const redis = await startRedis();
+    try {
+      const config = { ...defaultConfig, port: 0, redisUrl: redis.url, namespace: 'outage', recordTimeoutMs: 200 };
+      const service = await startService(config, { logger: silent });
+      await redis.kill();
+      const at = Date.now() - 1_000;
+      const res = await fetch(`${service.url}/v1/outcomes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ outcomes: [{ channel: 'outage', requestId: 'a', status: 'success', at }, { channel: 'outage', requestId: 'b', status: 'failure', at }] }),
+      });
+      expect(await res.json()).toMatchObject({ buffered: 2 });
+      await redis.start();
+      // The client is still reconnecting: close() keeps offering the buffer within its shutdown budget.
+      await service.close();
+
+      const pulse = await createPulse({ redis: redis.url, namespace: 'outage' });
+      try {
+        expect(await pulse.rate('outage', { window: '5m' })).toMatchObject({ success: 1, failure: 1 });
+      } finally {
+        await pulse.close();
+      }
+    } finally {
+      await redis.stop();
     }
   });
 });

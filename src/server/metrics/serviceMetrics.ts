@@ -136,11 +136,34 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
   mirroredCounter(registry, 'paypulse_store_batches_total', 'Record batches sent to the store.', () => readHealth().batches);
 
   // Current rates, read once per scrape and shared by the gauges below.
+  // A store outage is exactly when /metrics must still answer: the rate series are then left out and
+  // paypulse_rates_readable says why, while the store and buffer metrics carry on.
   let scrape: Promise<Rate[]> | null = null;
+  let readable = true;
   const ratesOnce = () => {
-    scrape ??= readAllRates(pulse).finally(() => setImmediate(() => (scrape = null)));
+    scrape ??= readAllRates(pulse)
+      .then(
+        (rates) => {
+          readable = true;
+          return rates;
+        },
+        () => {
+          readable = false;
+          return [];
+        },
+      )
+      .finally(() => setImmediate(() => (scrape = null)));
     return scrape;
   };
+  new client.Gauge({
+    name: 'paypulse_rates_readable',
+    help: '1 when this scrape could read the current rates from the store, 0 when the rate series are missing for that reason.',
+    registers: [registry],
+    async collect() {
+      await ratesOnce();
+      this.set(readable ? 1 : 0);
+    },
+  });
   const rateGauge = (name: string, help: string, value: (r: Rate) => number | null, extraLabel?: string) =>
     new client.Gauge({
       name,
