@@ -13,6 +13,8 @@ export interface HistoryStore {
   upsertMinutes(rows: MinuteSnapshot[]): Promise<number>;
   /** A channel's minutes with `from <= minute <= to`, oldest first. */
   minutes(channel: string, range: { from: number; to: number; limit?: number }): Promise<MinuteCounts[]>;
+  /** Deletes at most `limit` minutes older than `before` (bounded, so a long backlog never holds a long lock). */
+  prune(before: number, limit?: number): Promise<number>;
   /** Throws when the database cannot answer: /readyz uses it. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -59,6 +61,16 @@ export function createHistoryStore(db: SqlClient): HistoryStore {
         [channel, from, to, limit],
       );
       return rows.map((r) => ({ minute: Number(r.minute), success: r.success, failure: r.failure, started: r.started }));
+    },
+    async prune(before, limit = 10_000) {
+      // PostgreSQL's DELETE has no LIMIT; selecting the ctids first bounds the work on both engines.
+      const rows = await db.query(
+        `DELETE FROM minute_snapshots
+          WHERE ctid IN (SELECT ctid FROM minute_snapshots WHERE minute < to_timestamp($1::float8 / 1000) LIMIT $2::int)
+          RETURNING 1`,
+        [before, limit],
+      );
+      return rows.length;
     },
     async ping() {
       await db.query('SELECT 1');

@@ -17,12 +17,15 @@ export interface SnapshotJobOptions {
   lookbackMinutes?: number;
   /** Minutes copied on the first run, to recover what the live store still holds (it keeps ~2 h). Default 120. */
   backfillMinutes?: number;
+  /** Minutes older than this are deleted, a bounded batch per run. Default 90 days; 0 keeps everything. */
+  retentionDays?: number;
   logger?: PulseLogger;
 }
 
 export interface SnapshotJobStats {
   runs: number;
   rowsWritten: number;
+  rowsPruned: number;
   errors: number;
   /** Clock time of the last run that finished without error; null before the first. */
   lastSuccessAt: number | null;
@@ -41,7 +44,8 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
   const intervalMs = options.intervalMs ?? 10_000;
   const lookbackMs = (options.lookbackMinutes ?? 10) * minuteMs;
   const backfillMs = (options.backfillMinutes ?? 120) * minuteMs;
-  const stats: SnapshotJobStats = { runs: 0, rowsWritten: 0, errors: 0, lastSuccessAt: null };
+  const retentionMs = (options.retentionDays ?? 90) * 24 * 3600_000;
+  const stats: SnapshotJobStats = { runs: 0, rowsWritten: 0, rowsPruned: 0, errors: 0, lastSuccessAt: null };
   let chain: Promise<unknown> = Promise.resolve();
   let stopped = false;
 
@@ -63,6 +67,7 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
       for (const m of await pulse.minutes(channel, { from, to: now })) rows.push({ channel, ...m });
     }
     const written = await history.upsertMinutes(rows);
+    if (retentionMs > 0) stats.rowsPruned += await history.prune(currentMinute - retentionMs);
     stats.runs += 1;
     stats.rowsWritten += written;
     stats.lastSuccessAt = now;

@@ -47,6 +47,8 @@ const configSchema = z
     streamReplayEvents: z.number().int().min(1).max(100_000),
     historyIntervalMs: z.number().int().min(1_000),
     historyLookbackMinutes: z.number().int().min(1).max(120),
+    /** Minute snapshots older than this are deleted; 0 keeps them forever. */
+    historyRetentionDays: z.number().int().min(0),
     /** Longest a graceful shutdown waits for in-flight requests before closing sockets. */
     shutdownTimeoutMs: z.number().int().min(0),
   })
@@ -74,6 +76,7 @@ export const defaultConfig: ServiceConfig = {
   streamReplayEvents: 300,
   historyIntervalMs: 10_000,
   historyLookbackMinutes: 10,
+  historyRetentionDays: 90,
   shutdownTimeoutMs: 10_000,
 };
 
@@ -98,6 +101,7 @@ const envFields: [string, Field, EnvKind][] = [
   ['PAYPULSE_STREAM_REPLAY_EVENTS', 'streamReplayEvents', 'int'],
   ['PAYPULSE_HISTORY_INTERVAL_MS', 'historyIntervalMs', 'int'],
   ['PAYPULSE_HISTORY_LOOKBACK_MINUTES', 'historyLookbackMinutes', 'int'],
+  ['PAYPULSE_HISTORY_RETENTION_DAYS', 'historyRetentionDays', 'int'],
   ['PAYPULSE_SHUTDOWN_TIMEOUT_MS', 'shutdownTimeoutMs', 'int'],
 ];
 

@@ -64,6 +64,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       clock,
       intervalMs: config.historyIntervalMs,
       lookbackMinutes: config.historyLookbackMinutes,
+      retentionDays: config.historyRetentionDays,
       logger,
     });
     cleanup.push(() => snapshots.stop());

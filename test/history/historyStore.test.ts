@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHistoryStore, type HistoryStore } from '../../src/history/historyStore.js';
 import { migrate, readMigrations } from '../../src/history/migrate.js';
 import type { SqlClient } from '../../src/history/sqlClient.js';
+import { openHistory } from '../../src/history/index.js';
 import { backends } from './databases.js';
 
 const t0 = Date.UTC(2026, 0, 1, 12, 0);
@@ -72,7 +76,37 @@ describe.each(backends)('history store on $name', (backend) => {
     expect(back[4_499]).toEqual({ minute: t0 + 4_499 * minute, success: 4_499, failure: 1, started: 4_500 });
   });
 
+  it('prunes minutes before a time, a bounded batch at a time', async () => {
+    await store.upsertMinutes(
+      Array.from({ length: 30 }, (_, i) => ({ channel: 'prune', minute: t0 - (i + 1) * minute, success: 1, failure: 0, started: 0 })),
+    );
+    await store.upsertMinutes([{ channel: 'prune', minute: t0, success: 2, failure: 0, started: 0 }]);
+    expect(await store.prune(t0, 20)).toBe(20);
+    expect(await store.prune(t0, 20)).toBe(10);
+    expect(await store.prune(t0, 20)).toBe(0);
+    expect(await store.minutes('prune', { from: t0 - 3600_000, to: t0 })).toEqual([{ minute: t0, success: 2, failure: 0, started: 0 }]);
+  });
+
   it('answers ping while open', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
+  });
+});
+
+describe('PGlite in a data folder', () => {
+  it('keeps the history across a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'paypulse-pglite-'));
+    try {
+      const first = await openHistory({ dataDir });
+      await first.upsertMinutes([{ channel: 'kept', minute: t0, success: 3, failure: 1, started: 4 }]);
+      await first.close();
+      const second = await openHistory({ dataDir });
+      try {
+        expect(await second.minutes('kept', { from: t0, to: t0 })).toEqual([{ minute: t0, success: 3, failure: 1, started: 4 }]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -71,6 +71,16 @@ describe.each(backends)('snapshot job into $name', (backend) => {
     expect((await busy('last-copy')).map((m) => m.failure)).toEqual([1]);
   });
 
+  it('deletes minutes past the retention period', async () => {
+    const old = Math.floor(clock.now() / minute) * minute - 3 * 24 * 3600_000;
+    await history.upsertMinutes([{ channel: 'ancient', minute: old, success: 1, failure: 0, started: 0 }]);
+    const job = startSnapshotJob({ pulse, history, clock, intervalMs: 3600_000, retentionDays: 2 });
+    await job.runOnce();
+    expect(job.stats.rowsPruned).toBeGreaterThanOrEqual(1);
+    expect(await history.minutes('ancient', { from: old - minute, to: old + minute })).toEqual([]);
+    await job.stop();
+  });
+
   it('counts a failed run and recovers on the next', async () => {
     let broken = true;
     const flaky: HistoryStore = {

@@ -229,6 +229,7 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
   // History.
   mirroredCounter(registry, 'paypulse_history_snapshot_runs_total', 'Snapshot copies into the history store.', () => history?.()?.runs);
   mirroredCounter(registry, 'paypulse_history_snapshot_rows_total', 'Minute rows written or corrected in the history store.', () => history?.()?.rowsWritten);
+  mirroredCounter(registry, 'paypulse_history_pruned_rows_total', 'Minute rows deleted past the retention period.', () => history?.()?.rowsPruned);
   mirroredCounter(registry, 'paypulse_history_snapshot_errors_total', 'Snapshot copies that failed.', () => history?.()?.errors);
   new client.Gauge({
     name: 'paypulse_history_last_success_timestamp_seconds',
