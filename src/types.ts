@@ -21,6 +21,8 @@ export interface RecordResult {
   stale: 0 | 1;
   /** 1 when the store was unreachable and the outcome waits in the bounded retry buffer (fail open). */
   buffered: 0 | 1;
+  /** 1 when the store was unreachable and the retry buffer was full: the outcome is lost (and logged). */
+  dropped: 0 | 1;
 }
 
 export interface RecordManyResult {
@@ -29,6 +31,7 @@ export interface RecordManyResult {
   corrected: number;
   stale: number;
   buffered: number;
+  dropped: number;
 }
 
 export interface Rate {

@@ -60,13 +60,14 @@ export class StatsEngine implements PulseStats {
     if (!Array.isArray(outcomes)) throw queryError('outcomes', 'must be an array');
     assertOutcomes(outcomes, this.rules);
     const results = await this.recorder.submit(outcomes);
-    const sum: RecordManyResult = { accepted: 0, duplicates: 0, corrected: 0, stale: 0, buffered: 0 };
+    const sum: RecordManyResult = { accepted: 0, duplicates: 0, corrected: 0, stale: 0, buffered: 0, dropped: 0 };
     for (const r of results) {
       sum.accepted += r.accepted;
       sum.duplicates += r.duplicate;
       sum.corrected += r.corrected;
       sum.stale += r.stale;
       sum.buffered += r.buffered;
+      sum.dropped += r.dropped;
     }
     return sum;
   }

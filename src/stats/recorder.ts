@@ -12,20 +12,36 @@ import { hashId } from './hash.js';
 import type { SeriesPlan } from './series.js';
 import type { ResolvedSettings } from './settings.js';
 
+/** One submit() call: its results fill in as its outcomes' batches finish. */
+interface Call {
+  results: RecordResult[];
+  remaining: number;
+  resolve: (results: RecordResult[]) => void;
+}
+
 interface Item {
   channel: string;
   stored: StoredOutcome;
   /** Absent for outcomes retried from the buffer: their caller already got `buffered`. */
-  resolve?: (result: RecordResult) => void;
+  call?: Call;
+  index?: number;
+}
+
+function settle(item: Item, result: RecordResult): void {
+  const call = item.call;
+  if (!call) return;
+  call.results[item.index!] = result;
+  if (--call.remaining === 0) call.resolve(call.results);
 }
 
 const statusCodes = { pending: StatusCode.Pending, failure: StatusCode.Failure, success: StatusCode.Success };
-const result = (code: 'accepted' | 'duplicate' | 'corrected' | 'stale' | 'buffered'): RecordResult => ({
+const result = (code: 'accepted' | 'duplicate' | 'corrected' | 'stale' | 'buffered' | 'dropped'): RecordResult => ({
   accepted: code === 'accepted' ? 1 : 0,
   duplicate: code === 'duplicate' ? 1 : 0,
   corrected: code === 'corrected' ? 1 : 0,
   stale: code === 'stale' ? 1 : 0,
   buffered: code === 'buffered' ? 1 : 0,
+  dropped: code === 'dropped' ? 1 : 0,
 });
 /** Batches at the store at once. */
 const maxInFlight = 4;
@@ -70,27 +86,30 @@ export class Recorder {
     return this.buffer.length;
   }
 
-  /** Outcomes must be validated already. Resolves once their batch is written or buffered. */
+  /** Outcomes must be validated already. Resolves once every one is written or buffered. */
   submit(outcomes: Outcome[]): Promise<RecordResult[]> {
-    const promises = outcomes.map(
-      (o) =>
-        new Promise<RecordResult>((resolve) => {
-          this.queue.push({
-            channel: o.channel,
-            stored: {
-              requestId: o.requestId,
-              status: statusCodes[o.status],
-              at: o.at,
-              code: o.code ?? '',
-              series: this.plan.seriesOf(o.dims),
-              hash: hashId(o.requestId),
-            },
-            resolve,
-          });
-        }),
-    );
-    this.kick();
-    return Promise.all(promises);
+    // One promise per call, not per outcome: a batch of thousands would otherwise cost as much in
+    // promise bookkeeping as in the store.
+    return new Promise((resolve) => {
+      const call: Call = { results: new Array(outcomes.length), remaining: outcomes.length, resolve };
+      if (outcomes.length === 0) resolve([]);
+      outcomes.forEach((o, index) => {
+        this.queue.push({
+          channel: o.channel,
+          stored: {
+            requestId: o.requestId,
+            status: statusCodes[o.status],
+            at: o.at,
+            code: o.code ?? '',
+            series: this.plan.seriesOf(o.dims),
+            hash: hashId(o.requestId),
+          },
+          call,
+          index,
+        });
+      });
+      this.kick();
+    });
   }
 
   private kick(): void {
@@ -139,7 +158,7 @@ export class Recorder {
       // Too old for every window (and the dedup horizon), or further ahead than clock skew explains.
       if (at < now - this.settings.horizonMs || at > now + this.settings.skewToleranceMs) {
         this.stats.staleOutcomes++;
-        item.resolve?.(result('stale'));
+        settle(item, result('stale'));
         continue;
       }
       const list = byChannel.get(item.channel);
@@ -152,7 +171,7 @@ export class Recorder {
     const writes = channels.map((channel) => {
       const items = byChannel.get(channel)!;
       return this.store.recordBatch(channel, items.map((i) => i.stored), now).then(
-        (codes) => items.forEach((item, i) => item.resolve?.(byCode[codes[i]] ?? result('accepted'))),
+        (codes) => items.forEach((item, i) => settle(item, byCode[codes[i]] ?? result('accepted'))),
         (err: unknown) => {
           ok = false;
           this.bufferFailed(items, err);
@@ -182,13 +201,13 @@ export class Recorder {
     const kept = items.slice(0, Math.max(0, room));
     const dropped = items.length - kept.length;
     for (const item of kept) {
-      item.resolve?.(result('buffered'));
+      settle(item, result('buffered'));
       this.buffer.push({ channel: item.channel, stored: item.stored });
     }
     if (dropped > 0) {
       this.stats.droppedOutcomes += dropped;
       this.logger?.error({ dropped, bufferLimit: this.settings.bufferLimit }, 'paypulse: outcome buffer full, outcomes dropped');
-      for (const item of items.slice(kept.length)) item.resolve?.(result('buffered'));
+      for (const item of items.slice(kept.length)) settle(item, result('dropped'));
     }
     this.scheduleRetry();
   }

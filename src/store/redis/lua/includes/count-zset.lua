@@ -11,6 +11,9 @@ local function zkey(series, which)
 end
 
 local CLAIM_WRITES = false
+-- Most channels have no pending requests: then one check per call spares a lookup per outcome.
+-- (A pending recorded later in this call is written at once and sets this flag, see outcome.lua.)
+local anyPending = redis.call('EXISTS', prefix .. 'pend') == 1
 
 local function lookup(o)
   local member = channel .. ':' .. o.id
@@ -33,6 +36,7 @@ local function lookup(o)
     if redis.call('ZSCORE', zkey('', 'succ'), member) then return SUCCESS, at, nil, nil end
     return FAILURE, at, nil, nil
   end
+  if not anyPending then return 0, 0, nil, nil end
   local deadline = redis.call('ZSCORE', prefix .. 'pend', o.id)
   if deadline and tonumber(deadline) - pendingTimeout >= forgetBefore then
     return PENDING, tonumber(deadline) - pendingTimeout, 1, nil

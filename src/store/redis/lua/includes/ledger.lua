@@ -14,6 +14,7 @@ local genNow = math.floor(now / genLength)
 -- A generation is read until the end of the next one.
 local ledgerTtlSec = math.ceil(((genNow + 2) * genLength - now) / 1000) + 60
 local CLAIM_WRITES = true
+local anyPending -- only the zset strategy looks pendings up outside its ledger
 
 local ledgerPrefixes = { [genNow] = prefix .. 'l:' .. int(genNow) .. ':', [genNow - 1] = prefix .. 'l:' .. int(genNow - 1) .. ':' }
 local function ledgerKey(gen, shard)

@@ -66,6 +66,7 @@ local function startPending(o, stateSaved)
   end
   -- Written at once, not queued: a later outcome of the same call must find the request pending.
   redis.call('ZADD', pendKey, int(o.at + pendingTimeout), o.id)
+  anyPending = true
   keepFor(pendKey, retentionTtlSec)
   redis.call('HSET', pendInfoKey, o.id, int(o.hash) .. '\t' .. table.concat(o.series, '\t'))
   keepFor(pendInfoKey, retentionTtlSec)
