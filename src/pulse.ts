@@ -41,7 +41,7 @@ export async function createPulse(options: PulseOptions = {}, hooks: CreatePulse
       commandTimeoutMs: 1000,
       onError: (err) => options.logger?.warn({ err: err.message }, 'paypulse: redis connection error'),
     });
-    statsStore = new RedisStatsStore(redis, settings, settings.recordTimeoutMs);
+    statsStore = new RedisStatsStore(redis, settings);
     kitStore = new RedisKitStore(redis);
   } else {
     statsStore = new MemoryStatsStore(settings);

@@ -93,7 +93,10 @@ export interface PulseOptions {
   pendingTimeoutMs?: number;
   /** How far in the future an outcome's `at` may be (clock skew). Default 60 s. */
   skewToleranceMs?: number;
-  /** Timeout of each store call on the record path; past it the batch is buffered (fail open). Default 50 ms. */
+  /**
+   * Base timeout of a store call on the record path, plus 20 µs for each outcome at the store at the time;
+   * past it the batch is buffered (fail open). Default 50 ms.
+   */
   recordTimeoutMs?: number;
   /** Outcomes held while the store is unreachable; beyond it they are dropped and counted. Default 100,000. */
   bufferLimit?: number;

@@ -1,7 +1,7 @@
 // The write path. Concurrent `record` calls are coalesced: while one batch is at the store, new
 // outcomes queue and go together in the next one, so a gateway calling `record` once per callback
 // still pays one store round trip per batch (one script call per channel, pipelined).
-// Fail open: when the store fails or is slower than `recordTimeoutMs`, outcomes wait in a bounded
+// Fail open: when the store fails or is slower than its timeout, outcomes wait in a bounded
 // buffer and the caller gets `buffered: 1` at once; the buffer is written when the store answers
 // again (dedup makes a retry of a write that did land harmless). What overflows is dropped, counted
 // and logged, never silently.
@@ -43,6 +43,8 @@ const result = (code: 'accepted' | 'duplicate' | 'corrected' | 'stale' | 'buffer
   buffered: code === 'buffered' ? 1 : 0,
   dropped: code === 'dropped' ? 1 : 0,
 });
+/** Store time an outcome may fairly take (Redis spends ≈ 10 µs on one, see the README's benchmark). */
+const perOutcomeAllowanceMs = 0.02;
 /** Batches at the store at once. */
 const maxInFlight = 4;
 const byCode = [result('accepted'), result('duplicate'), result('corrected')];
@@ -61,6 +63,7 @@ export class Recorder {
   private buffer: Item[] = [];
   private scheduled = false;
   private inFlight = 0;
+  private outcomesAtStore = 0;
   private idleWaiters: Array<() => void> = [];
   private retryTimer: NodeJS.Timeout | undefined;
   readonly stats: RecorderStats = {
@@ -168,9 +171,13 @@ export class Recorder {
     if (byChannel.size === 0) return true;
     let ok = true;
     const channels = [...byChannel.keys()];
+    // The timeout detects a store that is down or stalled, not a big batch: on top of the base, each
+    // outcome already at the store (this batch and those ahead of it) adds the time it fairly takes.
+    this.outcomesAtStore += batch.length;
+    const timeoutMs = this.settings.recordTimeoutMs + Math.ceil(this.outcomesAtStore * perOutcomeAllowanceMs);
     const writes = channels.map((channel) => {
       const items = byChannel.get(channel)!;
-      return this.store.recordBatch(channel, items.map((i) => i.stored), now).then(
+      return this.store.recordBatch(channel, items.map((i) => i.stored), now, timeoutMs).then(
         (codes) => items.forEach((item, i) => settle(item, byCode[codes[i]] ?? result('accepted'))),
         (err: unknown) => {
           ok = false;
@@ -178,8 +185,9 @@ export class Recorder {
         },
       );
     });
-    const touch = this.store.touchChannels(channels, now).catch(() => undefined);
+    const touch = this.store.touchChannels(channels, now, timeoutMs).catch(() => undefined);
     await Promise.all([...writes, touch]);
+    this.outcomesAtStore -= batch.length;
     this.stats.batches++;
     this.stats.lastBatchSize = batch.length;
     this.onBatch?.(batch.length, performance.now() - started);

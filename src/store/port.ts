@@ -58,8 +58,11 @@ export interface EngineSettings {
 
 export interface StatsStore {
   readonly kind: 'redis' | 'redis-cluster' | 'memory';
-  /** Applies one channel's outcomes in order at `now` (timeouts due by `now` first). One code per outcome. */
-  recordBatch(channel: string, outcomes: StoredOutcome[], now: number): Promise<RecordCode[]>;
+  /**
+   * Applies one channel's outcomes in order at `now` (timeouts due by `now` first). One code per outcome.
+   * Rejects when the store takes longer than `timeoutMs` (the caller then buffers: fail open).
+   */
+  recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]>;
   /** Counts of one series for each window (seconds), ending at `now`. */
   readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]>;
   /** Successes and failures among the newest `n` terminal outcomes up to `now`. */
@@ -69,7 +72,7 @@ export interface StatsStore {
   /** Per-minute counts for the minutes starting in [fromMs, toMs]. */
   readMinutes(channel: string, series: string, fromMs: number, toMs: number, now: number): Promise<MinuteCounts[]>;
   /** Remembers that channels were seen at `now` (for `rates()` and `channels()`). */
-  touchChannels(channels: string[], now: number): Promise<void>;
+  touchChannels(channels: string[], now: number, timeoutMs: number): Promise<void>;
   /** Channels seen since `sinceMs`, sorted. */
   listChannels(sinceMs: number, now: number): Promise<string[]>;
   close(): Promise<void>;

@@ -59,7 +59,7 @@ export class MemoryStatsStore implements StatsStore {
     return d;
   }
 
-  async recordBatch(channel: string, outcomes: StoredOutcome[], now: number): Promise<RecordCode[]> {
+  async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, _timeoutMs?: number): Promise<RecordCode[]> {
     const op = new ChannelOp(this.data(channel), this.settings, now);
     op.sweepTimeouts();
     const codes = outcomes.map((o) => op.apply(o));

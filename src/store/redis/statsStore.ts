@@ -18,8 +18,6 @@ export class RedisStatsStore implements StatsStore {
   constructor(
     private readonly redis: RedisConnection,
     private readonly settings: EngineSettings,
-    /** Timeout of record calls: short, because the payment path waits on them (fail open). */
-    private readonly recordTimeoutMs: number,
   ) {
     this.kind = redis.isCluster ? 'redis-cluster' : 'redis';
     this.script = loadScript(scriptFiles[settings.strategy]);
@@ -36,7 +34,7 @@ export class RedisStatsStore implements StatsStore {
     );
   }
 
-  async recordBatch(channel: string, outcomes: StoredOutcome[], now: number): Promise<RecordCode[]> {
+  async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
     // Outcomes share few distinct series lists: send each list once and refer to it by number.
     const groupOf = new Map<string, number>();
     const groupArgs: RedisArg[] = [];
@@ -51,7 +49,7 @@ export class RedisStatsStore implements StatsStore {
       }
       outcomeArgs.push(o.requestId, o.status, o.at, o.code, o.hash, group);
     }
-    const reply = await this.call(channel, 'record', now, [groupOf.size, ...groupArgs, ...outcomeArgs], this.recordTimeoutMs);
+    const reply = await this.call(channel, 'record', now, [groupOf.size, ...groupArgs, ...outcomeArgs], timeoutMs);
     return Array.from(String(reply), (c) => Number(c) as RecordCode);
   }
 
@@ -93,10 +91,12 @@ export class RedisStatsStore implements StatsStore {
     }));
   }
 
-  async touchChannels(channels: string[], now: number): Promise<void> {
+  async touchChannels(channels: string[], now: number, timeoutMs: number): Promise<void> {
     const key = channelsKey(this.settings.namespace);
-    await this.redis.command(key, ['ZADD', key, ...channels.flatMap((c) => [now, c])], this.recordTimeoutMs);
-    await this.redis.command(key, ['PEXPIRE', key, this.settings.retentionMs], this.recordTimeoutMs);
+    await Promise.all([
+      this.redis.command(key, ['ZADD', key, ...channels.flatMap((c) => [now, c])], timeoutMs),
+      this.redis.command(key, ['PEXPIRE', key, this.settings.retentionMs], timeoutMs),
+    ]);
   }
 
   async listChannels(sinceMs: number, now: number): Promise<string[]> {
