@@ -34,7 +34,7 @@ export function createIngestClient({ target, token }: IngestClientOptions) {
   return {
     /** Sends any number of outcomes, split into server-sized batches, one after another. */
     async send(outcomes: Outcome[]): Promise<RecordManyResult> {
-      const total: RecordManyResult = { accepted: 0, duplicates: 0, corrected: 0, stale: 0, buffered: 0 };
+      const total: RecordManyResult = { accepted: 0, duplicates: 0, corrected: 0, stale: 0, buffered: 0, dropped: 0 };
       for (let i = 0; i < outcomes.length; i += maxBatchItems) {
         const r = await postBatch(outcomes.slice(i, i + maxBatchItems));
         total.accepted += r.accepted;
@@ -42,6 +42,7 @@ export function createIngestClient({ target, token }: IngestClientOptions) {
         total.corrected += r.corrected;
         total.stale += r.stale;
         total.buffered += r.buffered;
+        total.dropped += r.dropped ?? 0;
       }
       return total;
     },

@@ -78,13 +78,14 @@ export const errorReplySchema = {
 
 export const recordResultSchema = {
   type: 'object',
-  required: ['accepted', 'duplicates', 'corrected', 'stale', 'buffered'],
+  required: ['accepted', 'duplicates', 'corrected', 'stale', 'buffered', 'dropped'],
   properties: {
     accepted: { type: 'integer' },
     duplicates: { type: 'integer' },
     corrected: { type: 'integer', description: 'earlier failures upgraded to success' },
     stale: { type: 'integer', description: 'too old for every window or too far in the future; not counted' },
     buffered: { type: 'integer', description: 'held in the bounded retry buffer while the store is unreachable' },
+    dropped: { type: 'integer', description: 'lost because the store was unreachable and the retry buffer was full (logged)' },
   },
 } as const;
 

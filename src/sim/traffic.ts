@@ -34,7 +34,7 @@ export interface TrafficOptions {
   channels?: ChannelProfile[];
   /** One incident starts every this often (round robin over channels). Default 5 min; 0 = none. */
   incidentEveryMs?: number;
-  /** How long an incident lasts. Default 2 min. */
+  /** How long an incident lasts. Default 90 s. */
   incidentMs?: number;
   /** Share of outcomes preceded by a `pending` record when the payment is sent. Default 0.3. */
   pendingShare?: number;
@@ -61,7 +61,7 @@ export class Traffic {
     this.channels = options.channels ?? demoChannels;
     this.random = seededRandom(options.seed ?? 1);
     this.incidentEveryMs = options.incidentEveryMs ?? 5 * 60_000;
-    this.incidentMs = options.incidentMs ?? 2 * 60_000;
+    this.incidentMs = options.incidentMs ?? 90_000;
   }
 
   /** The incident in force at `at`, if any: it starts 1 min into each period. */

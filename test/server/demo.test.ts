@@ -30,7 +30,7 @@ describe('feedRange', () => {
     const batches: Outcome[][] = [];
     const sent = await feedRange(steadyTraffic(['a']), async (o) => {
       batches.push(o);
-      return { accepted: o.length, duplicates: 0, corrected: 0, stale: 0, buffered: 0 };
+      return { accepted: o.length, duplicates: 0, corrected: 0, stale: 0, buffered: 0, dropped: 0 };
     }, t0, t0 + 5 * 60_000);
     expect(sent).toBe(30);
     expect(batches).toHaveLength(5);

@@ -16,7 +16,7 @@ describe.each(engines)('POST /v1/outcomes on $name', (engine) => {
   it('records one outcome sent alone', async () => {
     const res = await post(t.app, outcome(t.clock, { channel: 'single', status: 'failure', code: 'E51' }));
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ accepted: 1, duplicates: 0, corrected: 0, stale: 0, buffered: 0 });
+    expect(res.json()).toEqual({ accepted: 1, duplicates: 0, corrected: 0, stale: 0, buffered: 0, dropped: 0 });
     const rate = await t.pulse.rate('single', { window: '5m' });
     expect([rate.success, rate.failure]).toEqual([0, 1]);
   });

@@ -17,7 +17,7 @@ function seconds(startNs: bigint): number {
 }
 
 function asMany(r: RecordResult): RecordManyResult {
-  return { accepted: r.accepted, duplicates: r.duplicate, corrected: r.corrected, stale: r.stale, buffered: r.buffered };
+  return { accepted: r.accepted, duplicates: r.duplicate, corrected: r.corrected, stale: r.stale, buffered: r.buffered, dropped: r.dropped };
 }
 
 export function instrumentPulse<P extends PulseStats>(pulse: P, observer: PulseObserver): P {
