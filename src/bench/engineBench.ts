@@ -26,6 +26,8 @@ export interface StrategyResult {
   events: number;
   eventsPerSec: number;
   redisCpuUsPerEvent: number;
+  /** This process (validation, batching, encoding): the other half of ingest throughput. */
+  clientCpuUsPerEvent: number;
   redisBytesPerEvent: number;
   queryP50Ms: number;
   queryP99Ms: number;
@@ -52,6 +54,7 @@ async function runStrategy(url: string, strategy: Strategy, o: Required<EngineBe
   const pulse = await createPulse({ redis: url, strategy, clock, namespace: 'bench', recordTimeoutMs: 30_000 });
   const channels = Array.from({ length: o.channels }, (_, i) => `channel-${String(i).padStart(2, '0')}`);
   const before = await sampleRedis(admin);
+  const clientCpuBefore = process.cpuUsage();
   const began = performance.now();
   const inFlight = new Set<Promise<unknown>>();
   let batch: Outcome[] = [];
@@ -68,6 +71,7 @@ async function runStrategy(url: string, strategy: Strategy, o: Required<EngineBe
   }
   await Promise.all(inFlight);
   const seconds = (performance.now() - began) / 1000;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
   const afterIngest = await sampleRedis(admin);
   const events = o.channels * o.eventsPerChannel;
   clock.set(start + windowMs - 1000);
@@ -89,6 +93,7 @@ async function runStrategy(url: string, strategy: Strategy, o: Required<EngineBe
     events,
     eventsPerSec: Math.round(events / seconds),
     redisCpuUsPerEvent: ((afterIngest.cpuSec - before.cpuSec) * 1e6) / events,
+    clientCpuUsPerEvent: (clientCpu.user + clientCpu.system) / events,
     redisBytesPerEvent: (afterIngest.usedMemory - before.usedMemory) / events,
     queryP50Ms: percentile(latencies, 50),
     queryP99Ms: percentile(latencies, 99),
@@ -120,7 +125,7 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
   const base = results.find((r) => r.strategy === 'zset') ?? results[0];
   o.log('');
   o.log(formatTable(
-    ['strategy', 'events/s', 'vs zset', 'Redis CPU µs/event', 'vs zset', 'Redis B/event', 'vs zset', 'query p50 ms', 'query p99 ms', 'Redis µs/query'],
+    ['strategy', 'events/s', 'vs zset', 'Redis CPU µs/event', 'vs zset', 'Redis B/event', 'vs zset', 'client CPU µs/event', 'query p50 ms', 'query p99 ms', 'Redis µs/query'],
     results.map((r) => [
       r.strategy,
       r.eventsPerSec.toLocaleString('en'),
@@ -129,6 +134,7 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
       `${(r.redisCpuUsPerEvent / base.redisCpuUsPerEvent).toFixed(2)}×`,
       r.redisBytesPerEvent.toFixed(1),
       `${(r.redisBytesPerEvent / base.redisBytesPerEvent).toFixed(2)}×`,
+      r.clientCpuUsPerEvent.toFixed(2),
       r.queryP50Ms.toFixed(3),
       r.queryP99Ms.toFixed(3),
       r.redisUsPerQuery.toFixed(1),
