@@ -241,6 +241,15 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
     },
   });
 
+  // Label children looked up once: every read and every HTTP request observes one, so hashing the label
+  // set each time would be paid thousands of times a second.
+  const storeTimers = new Map<string, client.Histogram.Internal<'operation'>>();
+  const storeTimer = (operation: string) => {
+    let timer = storeTimers.get(operation);
+    if (!timer) storeTimers.set(operation, (timer = storeSeconds.labels({ operation })));
+    return timer;
+  };
+
   const observer: PulseObserver = {
     onRecord(outcomes, seconds, result) {
       batchSize.observe(outcomes.length);
@@ -266,7 +275,7 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
       recorded.inc({ result: 'buffered' }, result.buffered);
     },
     onStoreCall(operation, seconds, failed) {
-      storeSeconds.observe({ operation }, seconds);
+      storeTimer(operation).observe(seconds);
       if (failed) storeCallErrors.inc({ operation });
     },
   };
@@ -279,6 +288,8 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
     registers: [registry],
   });
 
+  const httpTimers = new Map<string, client.Histogram.Internal<'method' | 'route' | 'status_code'>>();
+
   return {
     registry,
     observer,
@@ -287,7 +298,13 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
       app.addHook('onResponse', async (request, reply) => {
         // The route pattern, never the raw URL: channel ids in paths must not multiply the series.
         const route = request.routeOptions.url ?? 'unmatched';
-        httpSeconds.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+        const key = `${request.method} ${route} ${reply.statusCode}`;
+        let timer = httpTimers.get(key);
+        if (!timer) {
+          timer = httpSeconds.labels({ method: request.method, route, status_code: String(reply.statusCode) });
+          httpTimers.set(key, timer);
+        }
+        timer.observe(reply.elapsedTime / 1000);
       });
     },
   };
