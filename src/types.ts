@@ -144,6 +144,8 @@ export interface PulseHealth {
   storeReachable: boolean;
   bufferedOutcomes: number;
   droppedOutcomes: number;
+  /** Outcomes rejected as too old or too far in the future. */
+  staleOutcomes: number;
   storeErrors: number;
   batches: number;
   lastBatchSize: number;

@@ -154,6 +154,7 @@ export class StatsEngine implements PulseStats {
       storeReachable: s.storeReachable,
       bufferedOutcomes: this.recorder.bufferedOutcomes,
       droppedOutcomes: s.droppedOutcomes,
+      staleOutcomes: s.staleOutcomes,
       storeErrors: s.storeErrors,
       batches: s.batches,
       lastBatchSize: s.lastBatchSize,
