@@ -142,7 +142,19 @@ describe('graceful shutdown after a Redis outage', () => {
 });
 
 describe('startService failures', () => {
-  it('fails to start, and releases what it opened, when the history database is unreachable', async () => {
+  it('fails to start on a port already taken, leaving the running one untouched', async () => {
+    const first = await startService({ ...defaultConfig, port: 0 }, { logger: silent });
+    try {
+      const port = Number(new URL(first.url).port);
+      await expect(startService({ ...defaultConfig, port }, { logger: silent })).rejects.toThrow(/EADDRINUSE/);
+      // The first one is untouched.
+      expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('fails to start when the history database is unreachable', async () => {
     const config = { ...defaultConfig, port: 0, databaseUrl: 'postgres://postgres@127.0.0.1:1/nowhere' };
     await expect(startService(config, { logger: silent })).rejects.toThrow();
   });
