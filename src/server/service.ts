@@ -37,6 +37,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'paypulse' } });
 
+  // The app (and its metrics) exists only after the pulse; the hook forwards once it does.
+  let onBatch: ((size: number, ms: number) => void) | undefined;
   const rawPulse = await createPulse({
     redis: config.redisUrl,
     namespace: config.namespace,
@@ -46,7 +48,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     recordTimeoutMs: config.recordTimeoutMs,
     clock,
     logger,
-  });
+  }, { onBatch: (size, ms) => onBatch?.(size, ms) });
   const cleanup: (() => Promise<unknown>)[] = [() => rawPulse.close()];
   const undo = async () => {
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
@@ -69,6 +71,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     });
     cleanup.push(() => snapshots.stop());
     app = await buildApp({ pulse: rawPulse, history, config, logger, clock, snapshots });
+    onBatch = app.paypulse.metrics.observeStoreBatch;
     cleanup.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

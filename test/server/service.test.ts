@@ -43,6 +43,9 @@ describe.each(engines)('startService on $name with PostgreSQL history', (engine)
       expect(await posted.json()).toMatchObject({ accepted: 2 });
       const rate = await (await fetch(`${service.url}/v1/channels/e2e/rate?window=1m`)).json();
       expect(rate).toMatchObject({ channel: 'e2e', total: 2, rate: 0.5 });
+      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      expect(metrics).toMatch(/^paypulse_store_write_duration_seconds_count [1-9]/m);
+      expect(metrics).toMatch(/^paypulse_store_write_batch_outcomes_sum [2-9]/m);
       const ready = await fetch(`${service.url}/readyz`);
       expect(ready.status).toBe(200);
       expect((await ready.json()).checks.history).toEqual({ ok: true, kind: 'postgres' });

@@ -24,6 +24,8 @@ export interface ServiceMetricsSources {
 export interface ServiceMetrics {
   registry: client.Registry;
   observer: PulseObserver;
+  /** createPulse's onBatch hook: one write batch as the store executed it (size, milliseconds). */
+  observeStoreBatch(size: number, ms: number): void;
   countStreamDrop(): void;
   /** Adds the per-request HTTP histogram. */
   instrumentHttp(app: FastifyInstance): void;
@@ -134,6 +136,20 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
   mirroredCounter(registry, 'paypulse_store_dropped_outcomes_total', 'Outcomes dropped because the retry buffer was full.', () => readHealth().droppedOutcomes);
   mirroredCounter(registry, 'paypulse_store_errors_total', 'Store errors seen by the library (timeouts, connection errors, script errors).', () => readHealth().storeErrors);
   mirroredCounter(registry, 'paypulse_store_batches_total', 'Record batches sent to the store.', () => readHealth().batches);
+  mirroredCounter(registry, 'paypulse_stale_outcomes_total', 'Outcomes rejected as too old for every window or too far in the future.', () => readHealth().staleOutcomes);
+  // The library's own view of each write: one store call (a Lua script on Redis) per batch, after coalescing.
+  const storeBatchSeconds = new client.Histogram({
+    name: 'paypulse_store_write_duration_seconds',
+    help: 'Duration of one record batch at the store (one Redis script call on Redis).',
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  const storeBatchSize = new client.Histogram({
+    name: 'paypulse_store_write_batch_outcomes',
+    help: 'Outcomes per record batch at the store (concurrent ingest calls are merged).',
+    buckets: [1, 10, 50, 100, 500, 1_000, 2_500, 5_000],
+    registers: [registry],
+  });
 
   // Current rates, read once per scrape and shared by the gauges below.
   // A store outage is exactly when /metrics must still answer: the rate series are then left out and
@@ -293,6 +309,10 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
   return {
     registry,
     observer,
+    observeStoreBatch(size, ms) {
+      storeBatchSize.observe(size);
+      storeBatchSeconds.observe(ms / 1000);
+    },
     countStreamDrop: () => streamDrops.inc(),
     instrumentHttp(app) {
       app.addHook('onResponse', async (request, reply) => {
