@@ -1,6 +1,7 @@
 -- What every strategy shares: the state machine of one request, pending requests and their timeouts,
 -- the newest outcomes per series (last-N, seed 003) and the newest failures per channel (drill-down).
--- Needs from the strategy: lookup, saveState, markStarted, countTerminal, flushTerminal.
+-- Needs from the strategy: claim (look up, and for a new request write its state when CLAIM_WRITES),
+-- lookup, saveState, markStarted, countTerminal, flushTerminal, and the `anyPending` flag.
 local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
 local pendInfoKey = prefix .. 'pinfo' -- hash: request id → hash(id) \t series…, for the timeout sweep
 local failKey = prefix .. 'fail'      -- zset: `<id>\t<code>` → at, requests whose final status is failure
