@@ -10,6 +10,7 @@ import type { PulseStats } from '../types.js';
 import { requireTokenForWrites } from './auth.js';
 import type { ServiceConfig } from './config.js';
 import { registerDashboard } from './dashboard.js';
+import { acceptGzipBodies } from './gzipBodies.js';
 import { installErrorHandlers } from './httpErrors.js';
 import { instrumentPulse } from './metrics/instrumentPulse.js';
 import { coalesceReads, type ReadCoalescer } from './readCoalescer.js';
@@ -88,6 +89,7 @@ export async function buildApp<P extends PulseStats>(options: BuildAppOptions<P>
   installErrorHandlers(app);
   // The API speaks JSON only; a text/plain body is a client bug better named by 415 than by a parse error.
   app.removeContentTypeParser('text/plain');
+  acceptGzipBodies(app);
   metrics.instrumentHttp(app);
   if (config.token) requireTokenForWrites(app, config.token);
   for (const schema of sharedSchemas) app.addSchema(schema);

@@ -1,4 +1,5 @@
 // POST /v1/outcomes on both engines: what is recorded, what is rejected, and that a rejected body records nothing.
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, makeApp, outcome, post, type TestApp } from './harness.js';
 
@@ -137,6 +138,46 @@ describe.each(engines)('POST /v1/outcomes on $name', (engine) => {
     const text = await t.app.inject({ method: 'POST', url: '/v1/outcomes', payload: 'channel=a', headers: { 'content-type': 'text/plain' } });
     expect(text.statusCode).toBe(415);
     expect(text.json().error.code).toBe('PP_ERR_UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('takes a gzip body, and applies the 5 MB limit to the inflated bytes', async () => {
+    const outcomes = Array.from({ length: 2_000 }, () => outcome(t.clock, { channel: 'zipped' }));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/outcomes',
+      payload: gzipSync(JSON.stringify({ outcomes })),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().accepted).toBe(2_000);
+
+    // 6 MB of JSON that gzips to a few kB: rejected for what it would inflate to.
+    const bomb = gzipSync(JSON.stringify({ outcomes: [{ channel: 'zipped', requestId: 'x'.repeat(6 * 1024 * 1024), status: 'success', at: 1 }] }));
+    expect(bomb.length).toBeLessThan(100_000);
+    const tooLarge = await t.app.inject({
+      method: 'POST',
+      url: '/v1/outcomes',
+      payload: bomb,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(tooLarge.statusCode).toBe(413);
+
+    const corrupt = await t.app.inject({
+      method: 'POST',
+      url: '/v1/outcomes',
+      payload: Buffer.from('not gzip at all'),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(corrupt.statusCode).toBe(400);
+    expect(corrupt.json().error.code).toBe('PP_ERR_VALIDATION');
+
+    const brotli = await t.app.inject({
+      method: 'POST',
+      url: '/v1/outcomes',
+      payload: '{}',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'br' },
+    });
+    expect(brotli.statusCode).toBe(415);
   });
 
   it('counts what it records in /metrics', async () => {
