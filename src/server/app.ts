@@ -117,11 +117,13 @@ export async function buildApp<P extends PulseStats>(options: BuildAppOptions<P>
   await registerDashboard(app);
 
   // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.
-  app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode < 400) return;
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
-    if (reply.statusCode >= 500) request.log.error(line, 'request failed');
-    else request.log.info(line, 'request rejected');
+  app.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode >= 400) {
+      const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+      if (reply.statusCode >= 500) request.log.error(line, 'request failed');
+      else request.log.info(line, 'request rejected');
+    }
+    done();
   });
 
   await app.ready();

@@ -315,7 +315,7 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
     },
     countStreamDrop: () => streamDrops.inc(),
     instrumentHttp(app) {
-      app.addHook('onResponse', async (request, reply) => {
+      app.addHook('onResponse', (request, reply, done) => {
         // The route pattern, never the raw URL: channel ids in paths must not multiply the series.
         const route = request.routeOptions.url ?? 'unmatched';
         const key = `${request.method} ${route} ${reply.statusCode}`;
@@ -325,6 +325,7 @@ export function createServiceMetrics({ pulse, hub, history, coalescedReads }: Se
           httpTimers.set(key, timer);
         }
         timer.observe(reply.elapsedTime / 1000);
+        done();
       });
     },
   };
