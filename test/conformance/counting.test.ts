@@ -7,7 +7,7 @@ const ok = (requestId: string, at: number, extra: Partial<Outcome> = {}): Outcom
 const fail = (requestId: string, at: number, code = 'E'): Outcome => ({ channel: 'alipay', requestId, status: 'failure', at, code });
 const sent = (requestId: string, at: number): Outcome => ({ channel: 'alipay', requestId, status: 'pending', at });
 
-describe.each(statsEngines({ cluster: false }))('counting rules: $name', (engine) => {
+describe.each(statsEngines())('counting rules: $name', (engine) => {
   it('counts terminal outcomes in a window on the completion-time basis, exact to the second', async () => {
     const { pulse, clock } = await engine.make();
     clock.set(start + 999); // 12:00:00.999
