@@ -65,12 +65,12 @@ describe('loadConfig', () => {
   it('reports every bad field on its own line, named as it was given', () => {
     const yaml = file('bad.yaml', 'prot: 80\nwindows: [5m, soon]\nthresholds: { warn: 0.8, major: 0.9, critical: 0.5 }\n');
     const lines = errorLines(() =>
-      loadConfig({ env: { PORT: 'eighty', REDIS_URL: 'http://cache:6379', PAYPULSE_MIN_SAMPLES: '0' }, configPath: yaml }),
+      loadConfig({ env: { PORT: 'eighty', REDIS_URL: 'http://cache:7000', PAYPULSE_MIN_SAMPLES: '0' }, configPath: yaml }),
     );
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^PORT: .*number.*\(got "eighty"\)$/),
-        'REDIS_URL: must start with redis:// or rediss:// (got "http://cache:6379")',
+        'REDIS_URL: must start with redis:// or rediss:// (got "http://cache:7000")',
         expect.stringMatching(/^PAYPULSE_MIN_SAMPLES: .*1/),
         `${yaml}: prot: unknown setting`,
         `${yaml}: windows.1: must look like 30s, 5m or 1h (got "soon")`,

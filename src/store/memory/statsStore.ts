@@ -250,9 +250,10 @@ class ChannelOp {
   private prune(): void {
     if (this.now - this.d.prunedAt < 60_000) return;
     this.d.prunedAt = this.now;
+    // Past the horizon a request is forgotten anyway (lookup); its pending entry, if any, the sweep drops.
     for (const [id, state] of this.d.ledger) {
       if (state.at >= this.forgetBefore - this.s.skewToleranceMs) break;
-      if (state.status !== StatusCode.Pending) this.d.ledger.delete(id);
+      this.d.ledger.delete(id);
     }
     for (const [id, member] of this.d.failureMember) {
       if (this.d.failures.score(member) === undefined) this.d.failureMember.delete(id);
