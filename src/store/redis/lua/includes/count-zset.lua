@@ -15,6 +15,11 @@ local CLAIM_WRITES = false
 -- (A pending recorded later in this call is written at once and sets this flag, see outcome.lua.)
 local anyPending = redis.call('EXISTS', prefix .. 'pend') == 1
 
+-- A forgotten request's started mark must not count for its next life.
+local function forget(o)
+  redis.call('ZREM', startedKey, o.id)
+end
+
 local function lookup(o)
   local member = channel .. ':' .. o.id
   local at = redis.call('ZSCORE', zkey('', 'all'), member)
@@ -30,7 +35,7 @@ local function lookup(o)
           if redis.call('ZREM', key, member) == 1 then redis.call('ZADD', key, at, member .. '~' .. int(at)) end
         end
       end
-      redis.call('ZREM', startedKey, o.id)
+      forget(o)
       return 0, 0, nil, nil
     end
     if redis.call('ZSCORE', zkey('', 'succ'), member) then return SUCCESS, at, nil, nil end

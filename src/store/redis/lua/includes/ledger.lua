@@ -100,6 +100,9 @@ local function saveState(o, status, at, started, foundIn)
   noteShardWritten(shard, key)
 end
 
+-- A forgotten request's ledger entry is simply overwritten by its next life (claim checks the horizon).
+local function forget() end
+
 -- A pending outcome for a request already terminal: the request was sent, count it once.
 local function markStarted(o, status, at, started, foundIn)
   if started == 1 then return false end

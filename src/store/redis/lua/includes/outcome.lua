@@ -1,7 +1,7 @@
 -- What every strategy shares: the state machine of one request, pending requests and their timeouts,
 -- the newest outcomes per series (last-N, seed 003) and the newest failures per channel (drill-down).
 -- Needs from the strategy: claim (look up, and for a new request write its state when CLAIM_WRITES),
--- lookup, saveState, markStarted, countTerminal, flushTerminal, and the `anyPending` flag.
+-- lookup, saveState, markStarted, forget, countTerminal, flushTerminal, and the `anyPending` flag.
 local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
 local pendInfoKey = prefix .. 'pinfo' -- hash: request id → hash(id) \t series…, for the timeout sweep
 local failKey = prefix .. 'fail'      -- zset: `<id>\t<code>` → at, requests whose final status is failure
@@ -128,8 +128,10 @@ local function sweepTimeouts()
       resolvePending(o, pendingAt)
       addTerminal(o, FAILURE, deadline, 'timeout', 1, foundIn)
     else
+      -- Past the horizon (or left over): the request is forgotten, its next outcome starts afresh.
       redis.call('ZREM', pendKey, id)
       redis.call('HDEL', pendInfoKey, id)
+      forget(o)
     end
   end
 end
