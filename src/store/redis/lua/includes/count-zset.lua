@@ -4,6 +4,10 @@
 -- a bounded number of members per call (§2.4: a huge ZREMRANGEBYSCORE blocks Redis).
 local channel = string.match(prefix, '{(.*)}')
 local startedKey = prefix .. 'st'
+-- A life can outlive its pending time by a timeout and a horizon (a success correcting a timeout late),
+-- and is remembered a horizon after that: so long a started mark must stay.
+local startedKeepMs = 2 * horizon + pendingTimeout
+local startedTtlSec = math.ceil(startedKeepMs / 1000) + 60
 local trimmedSeries = {}
 
 local function zkey(series, which)
@@ -49,22 +53,28 @@ local function lookup(o)
   return 0, 0, nil, nil
 end
 
--- The sets are written by countTerminal, so claiming is only looking up.
+-- The sets are written by countTerminal, so claiming is looking up, and for a new life clearing a
+-- started mark left by an earlier, forgotten life of the same id (only when the channel has any marks).
+local anyStarted = redis.call('EXISTS', startedKey) == 1
 local function claim(o)
-  return lookup(o)
+  local status, at, started, foundIn = lookup(o)
+  if status == 0 and anyStarted then forget(o) end
+  return status, at, started, foundIn
 end
 
 -- Only the started mark needs storing: all/succ and the pending set are the rest of the state.
 local function saveState(o, status, at)
   if status == PENDING then
     redis.call('ZADD', startedKey, at, o.id)
-    keepFor(startedKey, retentionTtlSec)
+    keepFor(startedKey, startedTtlSec)
+    anyStarted = true
   end
 end
 
 local function markStarted(o)
   local added = redis.call('ZADD', startedKey, 'NX', o.at, o.id) == 1
-  keepFor(startedKey, retentionTtlSec)
+  anyStarted = true
+  keepFor(startedKey, startedTtlSec)
   return added
 end
 
@@ -82,18 +92,18 @@ local function countTerminal(o, status, at, delta)
   end
 end
 
-local function trimBelow(key, cutoff)
+local function trimBelow(key, cutoff, ttlSec)
   local old = redis.call('ZCOUNT', key, '-inf', '(' .. int(cutoff))
   if old > 0 then redis.call('ZREMRANGEBYRANK', key, 0, math.min(old, 10000) - 1) end
-  keepFor(key, retentionTtlSec)
+  keepFor(key, ttlSec)
 end
 
 local function flushTerminal()
   for series in pairs(trimmedSeries) do
-    trimBelow(zkey(series, 'all'), keepFrom)
-    trimBelow(zkey(series, 'succ'), keepFrom)
+    trimBelow(zkey(series, 'all'), keepFrom, retentionTtlSec)
+    trimBelow(zkey(series, 'succ'), keepFrom, retentionTtlSec)
   end
-  trimBelow(startedKey, forgetBefore - pendingTimeout)
+  if anyStarted then trimBelow(startedKey, now - startedKeepMs, startedTtlSec) end
 end
 
 local function readTerminal(series, fromSec, toSec)
