@@ -90,7 +90,7 @@ describe.each(statsEngines())('reference model agreement: $name', (engine) => {
           await pulse.close();
         }
       }),
-      { numRuns: engine.name === 'memory' ? 200 : 25 },
+      { numRuns: engine.name === 'memory' ? 500 : 60 },
     );
   }, 180_000);
 });
