@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createPulse } from '../../src/pulse.js';
 import { startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { RedisConnection } from '../../src/store/redis/connection.js';
 import type { PulseLogger } from '../../src/types.js';
 
 const at = Date.UTC(2026, 0, 1, 12);
@@ -67,6 +68,20 @@ describe('recording on Redis', () => {
     expect(flushed).toBe(true);
     expect(pulse.health()).toMatchObject({ storeReachable: true, bufferedOutcomes: 0 });
     expect(await pulse.rate('alipay', { window: '1m' })).toMatchObject({ total: 3, failure: 3, stale: false });
+    await pulse.close();
+  });
+
+  it('fails open when Redis is slow, not only when it is down, and writes the outcomes afterwards', async () => {
+    const pulse = await createPulse({ redis: redis.url, namespace: 'slow', clock: new ManualClock(at), recordTimeoutMs: 50 });
+    const admin = await RedisConnection.connect({ url: redis.url });
+    await admin.command('x', ['CLIENT', 'PAUSE', '400', 'ALL']); // every command waits 400 ms: a stalled Redis
+    const result = await pulse.record({ channel: 'alipay', requestId: 'slow-1', status: 'success', at });
+    expect(result).toMatchObject({ accepted: 0, buffered: 1 });
+    expect(pulse.health().storeReachable).toBe(false);
+    await new Promise((r) => setTimeout(r, 500)); // the pause ends (real time: Redis's own clock)
+    expect(await pulse.flushBuffer()).toBe(true);
+    expect(await pulse.rate('alipay', { window: '1m' })).toMatchObject({ total: 1, stale: false });
+    await admin.close();
     await pulse.close();
   });
 });
