@@ -4,3 +4,5 @@ export { PayPulseError, ValidationError, StoreUnavailableError, errorCodes, type
 export { parseWindow } from './stats/windows.js';
 export { wilson } from './stats/wilson.js';
 export type * from './types.js';
+export { LockHeldError, LockLostError, IdempotencyMismatchError, fencedUpdate, fencedUpdateExample, cacheKey } from './kit/index.js';
+export type { KitLock, LockHandle, LockOptions, KitIdempotency, IdempotencyOptions, IdempotencyOutcome, KitCache, CacheOptions, RecencyOptions, RecencySet } from './kit/index.js';
