@@ -21,8 +21,8 @@ export interface ChannelProfile {
 export const demoChannels: ChannelProfile[] = [
   { name: 'alipay', perSecond: 40, success: 0.985, methods: [['wallet', 9], ['card', 1]], currencies: [['CNY', 9], ['USD', 1]], latencyMs: 800 },
   { name: 'wechatpay', perSecond: 30, success: 0.98, methods: [['wallet', 1]], currencies: [['CNY', 1]], latencyMs: 900 },
-  { name: 'stripe-card', perSecond: 20, success: 0.955, methods: [['card', 1]], currencies: [['USD', 6], ['EUR', 3], ['GBP', 1]], latencyMs: 1500 },
-  { name: 'adyen-card', perSecond: 12, success: 0.95, methods: [['card', 1]], currencies: [['EUR', 6], ['USD', 4]], latencyMs: 1700 },
+  { name: 'stripe-card', perSecond: 20, success: 0.97, methods: [['card', 1]], currencies: [['USD', 6], ['EUR', 3], ['GBP', 1]], latencyMs: 1500 },
+  { name: 'adyen-card', perSecond: 12, success: 0.965, methods: [['card', 1]], currencies: [['EUR', 6], ['USD', 4]], latencyMs: 1700 },
   { name: 'paypal', perSecond: 8, success: 0.97, methods: [['wallet', 1]], currencies: [['USD', 7], ['EUR', 3]], latencyMs: 2500 },
   { name: 'bank-transfer', perSecond: 3, success: 0.99, methods: [['bank', 1]], currencies: [['CNY', 1]], latencyMs: 4000 },
 ];
