@@ -20,7 +20,7 @@ import { Recorder } from './recorder.js';
 import { SeriesPlan } from './series.js';
 import type { ResolvedSettings } from './settings.js';
 import { assertChannel, assertOutcomes, type ValidationRules } from './validate.js';
-import { parseWindow } from './windows.js';
+import { parseWindow, windowSeconds } from './windows.js';
 
 function queryError(field: string, reason: string): ValidationError {
   return new ValidationError([{ index: 0, field, reason }]);
@@ -75,7 +75,7 @@ export class StatsEngine implements PulseStats {
   async rate(channel: string, query: WindowQuery = {}): Promise<Rate> {
     assertChannel(channel);
     const window = query.window ?? '5m';
-    const windowSec = this.windowSeconds(window);
+    const windowSec = this.windowLength(window);
     const series = this.plan.seriesFor(query.dims);
     const now = this.clock.now();
     return this.readOrLastKnown(`${channel}\n${series}\n${window}`, async () => {
@@ -115,17 +115,17 @@ export class StatsEngine implements PulseStats {
 
   async rates(query: { window?: string } = {}): Promise<Rate[]> {
     const window = query.window ?? '5m';
-    this.windowSeconds(window);
+    this.windowLength(window);
     return Promise.all((await this.channels()).map((channel) => this.rate(channel, { window })));
   }
 
   async failures(channel: string, query: { window?: string; limit?: number } = {}): Promise<FailedRequest[]> {
     assertChannel(channel);
-    const windowSec = this.windowSeconds(query.window ?? '5m');
+    const windowSec = this.windowLength(query.window ?? '5m');
     const limit = query.limit ?? 20;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw queryError('limit', 'must be an integer from 1 to 1000');
     const now = this.clock.now();
-    const fromMs = (Math.floor(now / 1000) - windowSec + 1) * 1000;
+    const fromMs = windowSeconds(windowSec, now).fromSec * 1000;
     return this.guard(() => this.store.readFailures(channel, fromMs, now, limit));
   }
 
@@ -176,7 +176,7 @@ export class StatsEngine implements PulseStats {
     await this.store.close();
   }
 
-  private windowSeconds(window: string): number {
+  private windowLength(window: string): number {
     try {
       return parseWindow(window);
     } catch (err) {

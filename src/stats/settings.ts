@@ -3,6 +3,8 @@
 import { PayPulseError } from '../errors.js';
 import type { EngineSettings } from '../store/port.js';
 import type { PulseOptions, Strategy } from '../types.js';
+import { namespacePattern } from '../store/keys/index.js';
+import { dimNamePattern } from './validate.js';
 import { parseWindow } from './windows.js';
 
 export const defaultWindows = ['1m', '5m', '15m', '1h'];
@@ -46,12 +48,12 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
   }
   const dimensions = options.dimensions ?? [];
   for (const set of dimensions) {
-    if (!Array.isArray(set) || set.length === 0 || set.some((d) => typeof d !== 'string' || !/^[A-Za-z0-9_]{1,32}$/.test(d))) {
+    if (!Array.isArray(set) || set.length === 0 || set.some((d) => typeof d !== 'string' || !dimNamePattern.test(d))) {
       throw new PayPulseError('PP_ERR_CONFIG', `dimensions: each set must be a non-empty list of names, got ${JSON.stringify(set)}`);
     }
   }
   const namespace = options.namespace ?? 'paypulse';
-  if (!/^[A-Za-z0-9._-]{1,32}$/.test(namespace)) {
+  if (!namespacePattern.test(namespace)) {
     throw new PayPulseError('PP_ERR_CONFIG', `namespace must be 1–32 chars of [A-Za-z0-9._-], got ${JSON.stringify(namespace)}`);
   }
   return {

@@ -4,13 +4,12 @@ import { ValidationError, type FieldIssue } from '../errors.js';
 import type { Outcome } from '../types.js';
 
 export const channelPattern = /^[A-Za-z0-9._:-]{1,64}$/;
-const dimNamePattern = /^[A-Za-z0-9_]{1,32}$/;
+export const dimNamePattern = /^[A-Za-z0-9_]{1,32}$/;
 // Dim values end up inside series ids (`name=value,…`) and Redis keys: no separators, no spaces.
 const dimValuePattern = /^[A-Za-z0-9._:/+-]{1,64}$/;
 // eslint-disable-next-line no-control-regex
 const controlChars = /[\u0000-\u001f\u007f]/;
 const statuses = new Set(['success', 'failure', 'pending']);
-const knownFields = new Set(['channel', 'requestId', 'status', 'at', 'dims', 'code', 'latencyMs']);
 
 export interface ValidationRules {
   /** When set, dims may only use these names. */
@@ -67,11 +66,6 @@ function dimsIssues(dims: unknown, index: number, rules: ValidationRules): Field
 export function assertOutcomes(items: readonly unknown[], rules: ValidationRules): asserts items is Outcome[] {
   const issues = items.flatMap((item, index) => outcomeIssues(item, index, rules));
   if (issues.length > 0) throw new ValidationError(issues);
-}
-
-/** Fields the HTTP schema rejects; the library ignores extra fields a gateway's object may carry. */
-export function unknownFields(item: Record<string, unknown>): string[] {
-  return Object.keys(item).filter((k) => !knownFields.has(k));
 }
 
 export function assertChannel(channel: unknown): asserts channel is string {

@@ -2,7 +2,7 @@
 // Layout: `<namespace>:{<tag>}:<what>…`. The `{tag}` is a Redis Cluster hash tag, so all keys of one
 // channel (or one kit resource) live in one slot and a Lua script over them is never cross-slot.
 
-const namespacePattern = /^[A-Za-z0-9._-]{1,32}$/;
+export const namespacePattern = /^[A-Za-z0-9._-]{1,32}$/;
 
 export function checkNamespace(namespace: string): string {
   if (!namespacePattern.test(namespace)) {
