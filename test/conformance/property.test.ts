@@ -19,13 +19,19 @@ const item = fc.record({
     { weight: 6, arbitrary: fc.integer({ min: -90_000, max: 5_000 }) },
     { weight: 2, arbitrary: fc.integer({ min: -horizonMs - 60_000, max: -horizonMs + 120_000 }) },
     { weight: 1, arbitrary: fc.integer({ min: skewToleranceMs - 5_000, max: skewToleranceMs + 5_000 }) },
+    // Whole seconds: outcomes share seconds and milliseconds, so last-N often ends inside a second.
+    { weight: 2, arbitrary: fc.integer({ min: -95, max: 5 }).map((s) => s * 1000) },
+    { weight: 3, arbitrary: fc.integer({ min: -3, max: 1 }).map((s) => s * 1000) },
+    // On the dedup horizon's edge, and the last-N second there.
+    { weight: 1, arbitrary: fc.constantFrom(-horizonMs, -horizonMs + 1, -horizonMs + 999, -horizonMs + 1000) },
   ),
   code: fc.constantFrom(undefined, 'E1', 'E2'),
 });
 
 const step = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('record' as const), items: fc.array(item, { minLength: 1, maxLength: 6 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 150_000 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 150_000 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 150 }).map((s) => s * 1000) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('read' as const) }) },
 );
 
@@ -72,7 +78,7 @@ describe.each(statsEngines())('reference model agreement: $name', (engine) => {
                     expect({ window, success: r.success, failure: r.failure, started: r.started, pending: r.pending })
                       .toEqual({ window, ...want });
                   }
-                  for (const n of [1, 4, 50]) {
+                  for (const n of [1, 2, 4, 7, 50]) {
                     const r = await pulse.lastN(channel, { n, dims });
                     expect({ n, success: r.success, failure: r.failure }).toEqual({ n, ...model.lastN(channel, series, n, now) });
                   }

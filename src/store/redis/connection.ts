@@ -4,7 +4,7 @@
 import { createClient, createCluster, type RedisClientType, type RedisClusterType } from 'redis';
 import type { LuaScript } from './scripts.js';
 
-export type RedisArg = string | number;
+export type RedisArg = string | number | Buffer;
 export type RedisReply = null | number | string | RedisReply[];
 
 export interface RedisConnectionOptions {
@@ -15,6 +15,11 @@ export interface RedisConnectionOptions {
   commandTimeoutMs?: number;
   /** Called on connection errors, so the owner can log and count them. */
   onError?: (err: Error) => void;
+}
+
+/** Buffers go as they are (binary arguments); numbers as their decimal text. */
+function toWire(arg: RedisArg): string | Buffer {
+  return typeof arg === 'string' || Buffer.isBuffer(arg) ? arg : String(arg);
 }
 
 export class RedisConnection {
@@ -51,7 +56,7 @@ export class RedisConnection {
 
   /** A raw command routed by `routingKey` (ignored on a standalone server). */
   command(routingKey: string, args: RedisArg[], timeoutMs = this.commandTimeoutMs): Promise<RedisReply> {
-    const strArgs = args.map(String);
+    const strArgs = args.map(toWire);
     const sent = this.isCluster
       ? (this.client as RedisClusterType).sendCommand(routingKey, false, strArgs)
       : (this.client as RedisClientType).sendCommand(strArgs);
@@ -68,7 +73,7 @@ export class RedisConnection {
     if (keys.length !== script.numberOfKeys) {
       throw new Error(`${script.name} takes ${script.numberOfKeys} keys, got ${keys.length}`);
     }
-    const tail = [String(keys.length), ...keys, ...args.map(String)];
+    const tail = [String(keys.length), ...keys, ...args];
     try {
       return await this.command(keys[0], ['EVALSHA', script.sha, ...tail], timeoutMs);
     } catch (err) {
@@ -79,7 +84,7 @@ export class RedisConnection {
 
   /** Commands for every master (INFO, FLUSHALL in tests…): one reply per node. */
   async onEveryMaster(args: RedisArg[]): Promise<RedisReply[]> {
-    const strArgs = args.map(String);
+    const strArgs = args.map(toWire);
     if (!this.isCluster) return [(await (this.client as RedisClientType).sendCommand(strArgs)) as RedisReply];
     const cluster = this.client as RedisClusterType;
     return Promise.all(

@@ -1,8 +1,9 @@
 // The Redis engine of the success-rate port: one Lua call per channel and operation.
 import type { FailedRequest, MinuteCounts } from '../../types.js';
 import { channelPrefix, channelsKey } from '../keys/stats.js';
-import type { EngineSettings, RecordCode, StatsStore, StoredOutcome, WindowCounts } from '../port.js';
+import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoredOutcome, type WindowCounts } from '../port.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
+import { packArray } from './msgpack.js';
 import { loadScript, type LuaScript } from './scripts.js';
 
 const scriptFiles = {
@@ -35,21 +36,30 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
-    // Outcomes share few distinct series lists: send each list once and refer to it by number.
+    // Outcomes share few distinct series lists: send each list once and refer to it by number. Three
+    // values an outcome (ops.lua): `id` or `id<TAB>code` (ids and codes hold no control characters);
+    // the request's ledger state if it is new, `at·8 + started·4 + status` (ledger.lua), as a string
+    // Lua stores as sent; and `group·2³² + hash`, below 2⁵³ so exact as a Lua number.
     const groupOf = new Map<string, number>();
-    const groupArgs: RedisArg[] = [];
-    const outcomeArgs: RedisArg[] = [];
+    const groupValues: (string | number)[] = [];
+    const outcomeValues: (string | number)[] = [];
     for (const o of outcomes) {
       const groupKey = o.series.join('\t');
       let group = groupOf.get(groupKey);
       if (group === undefined) {
         group = groupOf.size + 1;
         groupOf.set(groupKey, group);
-        groupArgs.push(o.series.length, ...o.series);
+        groupValues.push(o.series.length, ...o.series);
       }
-      outcomeArgs.push(o.requestId, o.status, o.at, o.code, o.hash, group);
+      const started = o.status === StatusCode.Pending ? 4 : 0;
+      outcomeValues.push(
+        o.code ? `${o.requestId}\t${o.code}` : o.requestId,
+        String(o.at * 8 + started + o.status),
+        group * 2 ** 32 + o.hash,
+      );
     }
-    const reply = await this.call(channel, 'record', now, [groupOf.size, ...groupArgs, ...outcomeArgs], timeoutMs);
+    const batch = packArray([groupOf.size, ...groupValues, ...outcomeValues]);
+    const reply = await this.call(channel, 'record', now, [batch], timeoutMs);
     return Array.from(String(reply), (c) => Number(c) as RecordCode);
   }
 

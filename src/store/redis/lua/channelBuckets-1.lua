@@ -4,5 +4,7 @@
 --@include tally.lua
 --@include ledger.lua
 --@include count-buckets.lua
+--@include zadds.lua
+--@include lastn-seconds.lua
 --@include outcome.lua
 --@include ops.lua

@@ -4,5 +4,7 @@
 --@include tally.lua
 --@include ledger.lua
 --@include count-sharded.lua
+--@include zadds.lua
+--@include lastn-zset.lua
 --@include outcome.lua
 --@include ops.lua

@@ -3,5 +3,7 @@
 --@include header.lua
 --@include tally.lua
 --@include count-zset.lua
+--@include zadds.lua
+--@include lastn-zset.lua
 --@include outcome.lua
 --@include ops.lua

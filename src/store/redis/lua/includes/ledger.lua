@@ -23,7 +23,7 @@ end
 
 local madeKeys = { [genNow] = prefix .. 'lm:' .. int(genNow), [genNow - 1] = prefix .. 'lm:' .. int(genNow - 1) }
 local madeBits = {}
-local madeNow = {}
+local madeNow, madeList = {}, {} -- shards this call made: as a set, and in order
 
 local function shardMade(gen, shard)
   local bits = madeBits[gen]
@@ -39,10 +39,24 @@ end
 local function noteShardWritten(shard, key)
   if madeNow[shard] or shardMade(genNow, shard) then return end
   madeNow[shard] = true
+  madeList[#madeList + 1] = shard
   redis.call('EXPIRE', key, ledgerTtlSec)
-  if redis.call('SETBIT', madeKeys[genNow], shard, 1) == 0 and madeBits[genNow] == '' then
-    redis.call('EXPIRE', madeKeys[genNow], ledgerTtlSec)
+end
+
+-- The shards made by this call go into the bitmap with one SET, not one SETBIT each.
+local function flushLedger()
+  if #madeList == 0 then return end
+  local bits = madeBits[genNow]
+  local bytes = { string.byte(bits, 1, -1) }
+  for i = #bytes + 1, math.ceil(ledgerShards / 8) do bytes[i] = 0 end
+  for _, shard in ipairs(madeList) do
+    local i = math.floor(shard / 8) + 1
+    bytes[i] = bit.bor(bytes[i], bit.rshift(128, shard % 8))
   end
+  local parts = {}
+  for i = 1, #bytes, 4000 do parts[#parts + 1] = string.char(unpack(bytes, i, math.min(i + 3999, #bytes))) end
+  -- Every call of a generation computes the same expiry, to the second: setting it again moves nothing.
+  redis.call('SET', madeKeys[genNow], table.concat(parts), 'EX', ledgerTtlSec)
 end
 
 local function decode(raw)

@@ -1,6 +1,8 @@
 -- The operations of a channel script; each call first turns due pendings into timeouts.
---   record   ARGV[11] = G series groups, each `count, series…`; then 6 values per outcome:
---            requestId, status (1 pending 2 failure 3 success), at, code, hash, group (1-based).
+--   record   ARGV[11] = the batch, one MessagePack array (statsStore.ts): G series groups, each
+--            `count, series…`; then 3 values per outcome: `requestId` or `requestId<TAB>code`;
+--            fresh = at·8 + started·4 + status (1 pending 2 failure 3 success), as a string, the
+--            request's ledger state if it is new; group (1-based)·2³² + hash.
 --            Returns one character per outcome: 0 accepted, 1 duplicate, 2 corrected.
 --   windows  ARGV[11] = series, ARGV[12…] = window lengths in seconds.
 --            Returns success, failure, started, pending for each window.
@@ -11,18 +13,23 @@
 sweepTimeouts()
 
 if op == 'record' then
-  local groups, i = {}, OP_ARGS + 1
-  for g = 1, tonumber(ARGV[OP_ARGS]) do
-    local count, list = tonumber(ARGV[i]), {}
-    for j = 1, count do list[j] = ARGV[i + j] end
+  local batch = cmsgpack.unpack(ARGV[OP_ARGS])
+  local groups, i = {}, 2
+  for g = 1, batch[1] do
+    local count, list = batch[i], {}
+    for j = 1, count do list[j] = batch[i + j] end
     groups[g] = list
     i = i + count + 1
   end
   -- One table reused for every outcome: allocating one per outcome costs more than its fields.
   local codes, o = {}, {}
-  for k = i, #ARGV, 6 do
-    o.id, o.status, o.at, o.code = ARGV[k], tonumber(ARGV[k + 1]), tonumber(ARGV[k + 2]), ARGV[k + 3]
-    o.hash, o.series = tonumber(ARGV[k + 4]), groups[tonumber(ARGV[k + 5])]
+  for k = i, #batch, 3 do
+    local fresh, groupHash = tonumber(batch[k + 1]), batch[k + 2]
+    o.fresh, o.status, o.at = batch[k + 1], fresh % 4, math.floor(fresh / 8)
+    o.hash, o.series = groupHash % 4294967296, groups[math.floor(groupHash / 4294967296)]
+    o.id, o.code = batch[k], ''
+    local tab = string.find(o.id, '\t', 1, true)
+    if tab then o.id, o.code = string.sub(o.id, 1, tab - 1), string.sub(o.id, tab + 1) end
     codes[#codes + 1] = apply(o)
   end
   flushWrites()
@@ -45,12 +52,7 @@ if op == 'windows' then
 end
 
 if op == 'lastn' then
-  local newest = redis.call('ZREVRANGEBYSCORE', lastNKey(ARGV[OP_ARGS]), int(now * 2 + 1), int(forgetBefore * 2),
-    'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[OP_ARGS + 1]))
-  local success, failure = 0, 0
-  for i = 2, #newest, 2 do
-    if tonumber(newest[i]) % 2 == 1 then success = success + 1 else failure = failure + 1 end
-  end
+  local success, failure = readLastN(ARGV[OP_ARGS], tonumber(ARGV[OP_ARGS + 1]))
   return { success, failure }
 end
 

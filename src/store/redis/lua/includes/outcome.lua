@@ -1,52 +1,23 @@
 -- What every strategy shares: the state machine of one request, pending requests and their timeouts,
 -- the newest outcomes per series (last-N, seed 003) and the newest failures per channel (drill-down).
 -- Needs from the strategy: claim (look up, and for a new request write its state when CLAIM_WRITES),
--- lookup, saveState, markStarted, forget, countTerminal, flushTerminal, and the `anyPending` flag.
+-- lookup, saveState, markStarted, forget, flushLedger, countTerminal, flushTerminal, and the
+-- `anyPending` flag.
 local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
 local pendInfoKey = prefix .. 'pinfo' -- hash: request id → hash(id) \t series…, for the timeout sweep
 local failKey = prefix .. 'fail'      -- zset: `<id>\t<code>` → at, requests whose final status is failure
 
--- Sorted-set writes of one call are gathered per key and sent as one ZADD per key at the end.
-local zadds, zaddKeys = {}, {}
-local function queueZadd(key, member, score)
-  local entries = zadds[key]
-  if not entries then
-    entries = {}
-    zadds[key] = entries
-    zaddKeys[#zaddKeys + 1] = key
-  end
-  entries[member] = score
-end
-
-local function removeMember(key, member)
-  local entries = zadds[key]
-  if entries and entries[member] then entries[member] = nil end
-  redis.call('ZREM', key, member)
-end
-
-local lastNKeys = {}
-local function lastNKey(series)
-  local key = lastNKeys[series]
-  if not key then
-    key = prefix .. 'n:' .. series
-    lastNKeys[series] = key
-  end
-  return key
-end
-
--- Score at * 2 + 1 for a success: one ZREVRANGEBYSCORE gives the newest n and their statuses.
 -- `stateSaved`: the strategy's claim() has already written the request's state.
 local function addTerminal(o, status, at, code, started, foundIn, stateSaved)
   if not stateSaved then saveState(o, status, at, started, foundIn) end
   countTerminal(o, status, at, 1)
-  local score = at * 2 + (status == SUCCESS and 1 or 0)
-  for _, series in ipairs(o.series) do queueZadd(lastNKey(series), o.id, score) end
+  addLastN(o, status, at)
   if status == FAILURE then queueZadd(failKey, o.id .. '\t' .. code, at) end
 end
 
 local function removeFailure(o, at)
   countTerminal(o, FAILURE, at, -1)
-  for _, series in ipairs(o.series) do removeMember(lastNKey(series), o.id) end
+  removeLastN(o, FAILURE, at)
   local prefixOfId = o.id .. '\t'
   for _, member in ipairs(redis.call('ZRANGEBYSCORE', failKey, at, at)) do
     if string.sub(member, 1, #prefixOfId) == prefixOfId then removeMember(failKey, member) end
@@ -81,8 +52,7 @@ end
 
 -- One outcome, in arrival order. A success upgrades a failure (corrected); nothing downgrades a success.
 local function apply(o)
-  local fresh = o.status == PENDING and o.at * 8 + 4 + PENDING or o.at * 8 + o.status
-  local status, at, started, foundIn = claim(o, fresh)
+  local status, at, started, foundIn = claim(o, o.fresh)
   if status == 0 then
     if o.status == PENDING then startPending(o, CLAIM_WRITES) else addTerminal(o, o.status, o.at, o.code, 0, foundIn, CLAIM_WRITES) end
     return ACCEPTED
@@ -137,29 +107,14 @@ local function sweepTimeouts()
 end
 
 local function flushWrites()
+  flushLedger()
   flushTallies()
   flushTerminal()
-  for _, key in ipairs(zaddKeys) do
-    local args, n = {}, 0
-    for member, score in pairs(zadds[key]) do
-      args[n + 1] = score -- scores stay below 15 digits, which Lua's %.14g writes exactly
-      args[n + 2] = member
-      n = n + 2
-      if n >= 1000 then
-        redis.call('ZADD', key, unpack(args, 1, n))
-        n = 0
-      end
-    end
-    if n > 0 then redis.call('ZADD', key, unpack(args, 1, n)) end
+  flushZadds()
+  if zadds[failKey] then
+    redis.call('ZREMRANGEBYSCORE', failKey, '-inf', '(' .. int(forgetBefore))
+    redis.call('ZREMRANGEBYRANK', failKey, 0, -failuresMax - 1)
+    keepFor(failKey, retentionTtlSec)
   end
-  for _, key in ipairs(zaddKeys) do
-    if key == failKey then
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. int(forgetBefore))
-      redis.call('ZREMRANGEBYRANK', key, 0, -failuresMax - 1)
-    else
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. int(forgetBefore * 2))
-      redis.call('ZREMRANGEBYRANK', key, 0, -lastNMax - 1)
-    end
-    keepFor(key, retentionTtlSec)
-  end
+  flushLastN()
 end
