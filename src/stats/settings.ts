@@ -71,7 +71,7 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     // Ledger hashes per generation and channel: a listpack hash is scanned linearly, so more, smaller
     // hashes make the per-request HSETNX cheaper; 16,384 keeps them near 20 entries at 300k requests.
     ledgerShards: 16384,
-    zsetShards: 4,
+    zsetShards: 4, // divides ledgerShards: a request's zset shard is its ledger shard % zsetShards
     minSamples: positiveInt('minSamples', options.minSamples, 100),
     dimensions,
     restrictDims: options.restrictDims ?? false,

@@ -31,6 +31,20 @@ describe.each(statsEngines())('counting rules: $name', (engine) => {
     await pulse.close();
   });
 
+  it('remembers a request for the whole dedup horizon, across the ledger turning over, then forgets it', async () => {
+    const { pulse, clock } = await engine.make({ windows: ['5m'] }); // horizon 15 min
+    const at = (ms: number) => {
+      clock.set(ms);
+      return ms;
+    };
+    expect(await pulse.record(ok('r1', at(start - 60_000)))).toMatchObject({ accepted: 1 });
+    // The Redis ledger cleans each shard once per period of horizon + skew (16 min), and one began at `start`.
+    expect(await pulse.record(fail('r1', at(start + 13 * 60_000)))).toMatchObject({ duplicate: 1 });
+    expect(await pulse.record(ok('r1', at(start + 14 * 60_000 - 1)))).toMatchObject({ duplicate: 1 }); // 15 min - 1 ms old
+    expect(await pulse.record(fail('r1', at(start + 14 * 60_000 + 1)))).toMatchObject({ accepted: 1 }); // a new life
+    await pulse.close();
+  });
+
   it('rejects stale outcomes and says so, counting nothing of them', async () => {
     const { pulse } = await engine.make();
     const horizon = 70 * 60_000; // 1h window + 10 min

@@ -36,10 +36,10 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
-    // Outcomes share few distinct series lists: send each list once and refer to it by number. Three
-    // values an outcome (ops.lua): `id` or `id<TAB>code` (ids and codes hold no control characters);
-    // the request's ledger state if it is new, `at·8 + started·4 + status` (ledger.lua), as a string
-    // Lua stores as sent; and `group·2³² + hash`, below 2⁵³ so exact as a Lua number.
+    // Outcomes share few distinct series lists: send each list once and refer to it by number. Five
+    // values an outcome (ops.lua): id; code; the request's ledger state if it is new,
+    // `at·8 + started·4 + status` (ledger.lua), and its ledger shard, both as text that Lua uses as
+    // sent (Lua turns numbers into text with sprintf); and its series group.
     const groupOf = new Map<string, number>();
     const groupValues: (string | number)[] = [];
     const outcomeValues: (string | number)[] = [];
@@ -53,9 +53,11 @@ export class RedisStatsStore implements StatsStore {
       }
       const started = o.status === StatusCode.Pending ? 4 : 0;
       outcomeValues.push(
-        o.code ? `${o.requestId}\t${o.code}` : o.requestId,
+        o.requestId,
+        o.code,
         String(o.at * 8 + started + o.status),
-        group * 2 ** 32 + o.hash,
+        String(o.hash % this.settings.ledgerShards),
+        group,
       );
     }
     const batch = packArray([groupOf.size, ...groupValues, ...outcomeValues]);

@@ -1,7 +1,8 @@
 -- Strategy `buckets`: terminal outcomes are per-second success/failure counters (see tally.lua).
 local function countTerminal(o, status, at, delta)
   local field = status == SUCCESS and 's' or 'f'
-  for _, series in ipairs(o.series) do tally('b', series, at, field, delta) end
+  local series = o.series
+  for j = 1, #series do tally('b', series[j], at, field, delta) end -- per outcome: no ipairs call
 end
 
 local function flushTerminal() end

@@ -10,7 +10,7 @@ end
 local function countTerminal(o, status, at, delta)
   if at < keepFrom then return end
   local minute = math.floor(at / 60000)
-  local shard = o.hash % zsetShards
+  local shard = o.shard % zsetShards -- zsetShards divides ledgerShards, so this is hash % zsetShards
   local member = o.id .. '@' .. int(at)
   for _, series in ipairs(o.series) do
     local all = shardKey(series, minute, shard, 'all')

@@ -19,9 +19,6 @@ local CLAIM_WRITES = false
 -- (A pending recorded later in this call is written at once and sets this flag, see outcome.lua.)
 local anyPending = redis.call('EXISTS', prefix .. 'pend') == 1
 
--- No ledger: the sets are the dedup state.
-local function flushLedger() end
-
 -- A forgotten request's started mark must not count for its next life.
 local function forget(o)
   redis.call('ZREM', startedKey, o.id)

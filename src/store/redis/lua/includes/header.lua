@@ -26,6 +26,12 @@ local forgetBefore = now - horizon
 local keepFrom = now - retention
 local retentionTtlSec = math.ceil(retention / 1000) + 60
 
+-- floor(a / b) for integers, in VM arithmetic: math.floor is a C call, and the per-outcome paths
+-- would make several of them for every outcome. Exact for integers below 2^53 (% is floored in Lua).
+local function idiv(a, b)
+  return (a - a % b) / b
+end
+
 -- Lua 5.1 prints numbers with 14 significant digits; %d keeps epoch ms and scores exact.
 local function int(x)
   return string.format('%d', x)

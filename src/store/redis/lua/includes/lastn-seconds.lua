@@ -19,7 +19,7 @@ local function recordsOf(series, sec)
   local key = detailKey(series, sec)
   local records = details[key]
   if not records then
-    records = { sec = sec }
+    records = { sec = sec, n = 0 }
     details[key] = records
     detailKeys[#detailKeys + 1] = key
   end
@@ -29,13 +29,14 @@ end
 
 local function noteDetail(o, status, at, removed)
   if at < forgetBefore then return end -- never among the newest: last-N reads from the horizon on
-  local sec = math.floor(at / 1000)
+  local sec = idiv(at, 1000)
   local record = (at - sec * 1000) * 4 + (status == SUCCESS and 2 or 0) + removed
-  local high, low = math.floor(record / 256), record % 256
-  for _, series in ipairs(o.series) do
-    local records = recordsOf(series, sec)
-    local n = #records
-    records[n + 1], records[n + 2] = high, low
+  local high, low = idiv(record, 256), record % 256
+  local series = o.series
+  for j = 1, #series do -- per outcome: no ipairs call
+    local records = recordsOf(series[j], sec)
+    local n = records.n
+    records[n + 1], records[n + 2], records.n = high, low, n + 2
   end
 end
 
@@ -50,7 +51,7 @@ end
 local function flushLastN()
   for _, key in ipairs(detailKeys) do
     local records, parts = details[key], {}
-    for i = 1, #records, 4000 do parts[#parts + 1] = string.char(unpack(records, i, math.min(i + 3999, #records))) end
+    for i = 1, records.n, 4000 do parts[#parts + 1] = string.char(unpack(records, i, math.min(i + 3999, records.n))) end
     redis.call('APPEND', key, table.concat(parts))
     -- Kept while its second is within the horizon.
     keepFor(key, math.ceil((records.sec * 1000 + 1000 + horizon - now) / 1000) + 60)

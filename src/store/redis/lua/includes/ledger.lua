@@ -1,117 +1,98 @@
 -- The request ledger (strategies `buckets` and `zset-sharded`): what each request last did, for exact
--- dedup over the dedup horizon. Requests live in generations of `horizon + skew` ms by arrival time;
--- a request seen within the horizon is always in the current or the previous generation. Each
--- generation is split into `ledgerShards` small hashes by hash(id): small hashes keep Redis's listpack
--- encoding (≈ 35 B an entry, against ≈ 100 B in one big hash and ≈ 150 B in a sorted set).
--- Value: at * 8 + started * 4 + status, one integer (at most 14 digits, exact through Lua's %.14g).
+-- dedup over the dedup horizon, in `ledgerShards` small hashes `l:<shard>` by hash(id). Small hashes
+-- keep Redis's listpack encoding (≈ 35 B an entry, against ≈ 100 B in one big hash and ≈ 150 B in a
+-- sorted set). Value: at * 8 + started * 4 + status, one integer (at most 14 digits, exact as text).
 --
 -- Redis CPU per outcome is dominated by calls, so the common case — a request never seen — costs one
--- call: HSETNX both looks up and writes. A bitmap per generation (`lm:<gen>`, one bit per shard, read
--- once per call) says which shard keys exist, so a shard key gets its TTL once in its life and shard
--- keys of the previous generation that were never written are not looked up.
-local genLength = horizon + skew
-local genNow = math.floor(now / genLength)
--- A generation is read until the end of the next one.
-local ledgerTtlSec = math.ceil(((genNow + 2) * genLength - now) / 1000) + 60
+-- call: HSETNX both looks up and writes. An entry whose `at` is past the horizon is forgotten, and the
+-- next life of its id simply overwrites it. To keep the hashes small, a shard drops its forgotten
+-- entries the first time it is written in each period of `horizon + skew`, and gets its TTL then: a
+-- shard nobody writes for two periods holds only forgotten entries, and expires. A bitmap per period
+-- (`lm:<period>`, one bit per shard, read once per call) says which shards were written in it.
+local periodLength = horizon + skew
+local periodNow = math.floor(now / periodLength)
+local ledgerTtlSec = math.ceil(((periodNow + 2) * periodLength - now) / 1000) + 60
 local CLAIM_WRITES = true
 local anyPending -- only the zset strategy looks pendings up outside its ledger
 
-local ledgerPrefixes = { [genNow] = prefix .. 'l:' .. int(genNow) .. ':', [genNow - 1] = prefix .. 'l:' .. int(genNow - 1) .. ':' }
-local function ledgerKey(gen, shard)
-  return ledgerPrefixes[gen] .. shard
+local ledgerPrefix = prefix .. 'l:'
+local writtenKey = prefix .. 'lm:' .. int(periodNow)
+local writtenBits -- the bitmap, read at the first write of the call
+local writtenNow = {} -- shards this call wrote first in the period
+
+-- SETBIT numbers bits from the high end of each byte.
+local BIT_MASKS = { [0] = 128, 64, 32, 16, 8, 4, 2, 1 }
+
+local function writtenBefore(shard)
+  if writtenBits == nil then writtenBits = redis.call('GET', writtenKey) or '' end
+  local byte = string.byte(writtenBits, idiv(shard, 8) + 1) or 0
+  return bit.band(byte, BIT_MASKS[shard % 8]) ~= 0
 end
 
-local madeKeys = { [genNow] = prefix .. 'lm:' .. int(genNow), [genNow - 1] = prefix .. 'lm:' .. int(genNow - 1) }
-local madeBits = {}
-local madeNow, madeList = {}, {} -- shards this call made: as a set, and in order
-
-local function shardMade(gen, shard)
-  local bits = madeBits[gen]
-  if bits == nil then
-    bits = redis.call('GET', madeKeys[gen]) or ''
-    madeBits[gen] = bits
-  end
-  local byte = string.byte(bits, math.floor(shard / 8) + 1) or 0
-  return bit.band(byte, bit.rshift(128, shard % 8)) ~= 0 -- SETBIT numbers bits from the high end
-end
-
--- Called after a write that may have created the key: its TTL is set once, when it is born.
-local function noteShardWritten(shard, key)
-  if madeNow[shard] or shardMade(genNow, shard) then return end
-  madeNow[shard] = true
-  madeList[#madeList + 1] = shard
-  redis.call('EXPIRE', key, ledgerTtlSec)
-end
-
--- The shards made by this call go into the bitmap with one SET, not one SETBIT each.
-local function flushLedger()
-  if #madeList == 0 then return end
-  local bits = madeBits[genNow]
-  local bytes = { string.byte(bits, 1, -1) }
-  for i = #bytes + 1, math.ceil(ledgerShards / 8) do bytes[i] = 0 end
-  for _, shard in ipairs(madeList) do
-    local i = math.floor(shard / 8) + 1
-    bytes[i] = bit.bor(bytes[i], bit.rshift(128, shard % 8))
-  end
-  local parts = {}
-  for i = 1, #bytes, 4000 do parts[#parts + 1] = string.char(unpack(bytes, i, math.min(i + 3999, #bytes))) end
-  -- Every call of a generation computes the same expiry, to the second: setting it again moves nothing.
-  redis.call('SET', madeKeys[genNow], table.concat(parts), 'EX', ledgerTtlSec)
+-- `o.shardName`: the shard number as text, sent by the client (Lua writes numbers through sprintf).
+local function shardKey(o)
+  return ledgerPrefix .. o.shardName
 end
 
 local function decode(raw)
   local v = tonumber(raw)
-  return v % 4, math.floor(v / 8), math.floor(v / 4) % 2
+  return v % 4, idiv(v, 8), idiv(v, 4) % 2
+end
+
+-- Before a write: the shard's first write of the period drops its forgotten entries first. Returns
+-- whether this is that first write, after which the caller calls keepShard.
+local function firstWrite(o, key)
+  if writtenNow[o.shard] or writtenBefore(o.shard) then return false end
+  writtenNow[o.shard] = true
+  local flat, gone = redis.call('HGETALL', key), {}
+  for i = 1, #flat, 2 do
+    if idiv(tonumber(flat[i + 1]), 8) < forgetBefore then gone[#gone + 1] = flat[i] end
+  end
+  if #gone > 0 then redis.call('HDEL', key, unpack(gone)) end -- at most 128: a listpack hash
+  return true
+end
+
+-- After the period's first write (the key exists now): its TTL, and its bit.
+local function keepShard(o, key)
+  redis.call('EXPIRE', key, ledgerTtlSec)
+  if redis.call('SETBIT', writtenKey, o.shard, 1) == 0 and writtenBits == '' then
+    redis.call('EXPIRE', writtenKey, ledgerTtlSec)
+  end
 end
 
 -- Looks the request up; when it is unknown (or forgotten) writes `fresh` for it in the same step.
 -- Returns status (0 = was unknown, `fresh` written), at, started, and the key holding the state.
 local function claim(o, fresh)
-  local shard = o.hash % ledgerShards
-  if shardMade(genNow - 1, shard) then
-    local oldKey = ledgerKey(genNow - 1, shard)
-    local raw = redis.call('HGET', oldKey, o.id)
-    if raw then
-      local status, at, started = decode(raw)
-      if at >= forgetBefore then return status, at, started, oldKey end
+  local key = shardKey(o)
+  local first = firstWrite(o, key)
+  local status, at, started = 0, 0, 0
+  if redis.call('HSETNX', key, o.id, fresh) == 0 then
+    status, at, started = decode(redis.call('HGET', key, o.id))
+    if at < forgetBefore then
+      status, at, started = 0, 0, 0
+      redis.call('HSET', key, o.id, fresh)
     end
   end
-  local key = ledgerKey(genNow, shard)
-  if redis.call('HSETNX', key, o.id, fresh) == 1 then
-    noteShardWritten(shard, key)
-    return 0, 0, 0, key
-  end
-  local status, at, started = decode(redis.call('HGET', key, o.id))
-  if at >= forgetBefore then return status, at, started, key end
-  redis.call('HSET', key, o.id, fresh)
-  return 0, 0, 0, key
+  if first then keepShard(o, key) end
+  return status, at, started, key
 end
 
 -- Reads a request's state without writing (the timeout sweep).
 local function lookup(o)
-  local shard = o.hash % ledgerShards
-  for gen = genNow, genNow - 1, -1 do
-    if gen == genNow or shardMade(gen, shard) then
-      local key = ledgerKey(gen, shard)
-      local raw = redis.call('HGET', key, o.id)
-      if raw then
-        local status, at, started = decode(raw)
-        if at < forgetBefore then return 0, 0, 0, key end
-        return status, at, started, key
-      end
-    end
+  local key = shardKey(o)
+  local raw = redis.call('HGET', key, o.id)
+  if raw then
+    local status, at, started = decode(raw)
+    if at >= forgetBefore then return status, at, started, key end
   end
   return 0, 0, 0, nil
 end
 
--- Writes a request's state into the current generation, moving it there from the previous one (so it
--- stays findable for a whole horizon from its newest `at`).
-local function saveState(o, status, at, started, foundIn)
-  local shard = o.hash % ledgerShards
-  local key = ledgerKey(genNow, shard)
-  if foundIn and foundIn ~= key then redis.call('HDEL', foundIn, o.id) end
+local function saveState(o, status, at, started)
+  local key = shardKey(o)
+  local first = firstWrite(o, key)
   redis.call('HSET', key, o.id, at * 8 + started * 4 + status)
-  noteShardWritten(shard, key)
+  if first then keepShard(o, key) end
 end
 
 -- A forgotten request's ledger entry is simply overwritten by its next life (claim checks the horizon).

@@ -1,8 +1,9 @@
 -- The operations of a channel script; each call first turns due pendings into timeouts.
 --   record   ARGV[11] = the batch, one MessagePack array (statsStore.ts): G series groups, each
---            `count, series…`; then 3 values per outcome: `requestId` or `requestId<TAB>code`;
---            fresh = at·8 + started·4 + status (1 pending 2 failure 3 success), as a string, the
---            request's ledger state if it is new; group (1-based)·2³² + hash.
+--            `count, series…`; then 5 values per outcome: requestId; code ('' if none);
+--            fresh = at·8 + started·4 + status (1 pending 2 failure 3 success), as text, the
+--            request's ledger state if it is new; its ledger shard hash(id) % ledgerShards, as text;
+--            its series group (1-based).
 --            Returns one character per outcome: 0 accepted, 1 duplicate, 2 corrected.
 --   windows  ARGV[11] = series, ARGV[12…] = window lengths in seconds.
 --            Returns success, failure, started, pending for each window.
@@ -23,13 +24,11 @@ if op == 'record' then
   end
   -- One table reused for every outcome: allocating one per outcome costs more than its fields.
   local codes, o = {}, {}
-  for k = i, #batch, 3 do
-    local fresh, groupHash = tonumber(batch[k + 1]), batch[k + 2]
-    o.fresh, o.status, o.at = batch[k + 1], fresh % 4, math.floor(fresh / 8)
-    o.hash, o.series = groupHash % 4294967296, groups[math.floor(groupHash / 4294967296)]
-    o.id, o.code = batch[k], ''
-    local tab = string.find(o.id, '\t', 1, true)
-    if tab then o.id, o.code = string.sub(o.id, 1, tab - 1), string.sub(o.id, tab + 1) end
+  for k = i, #batch, 5 do
+    local fresh = tonumber(batch[k + 2])
+    o.id, o.code = batch[k], batch[k + 1]
+    o.fresh, o.status, o.at = batch[k + 2], fresh % 4, idiv(fresh, 8)
+    o.shardName, o.shard, o.series = batch[k + 3], tonumber(batch[k + 3]), groups[batch[k + 4]]
     codes[#codes + 1] = apply(o)
   end
   flushWrites()

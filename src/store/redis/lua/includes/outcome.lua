@@ -1,10 +1,9 @@
 -- What every strategy shares: the state machine of one request, pending requests and their timeouts,
 -- the newest outcomes per series (last-N, seed 003) and the newest failures per channel (drill-down).
 -- Needs from the strategy: claim (look up, and for a new request write its state when CLAIM_WRITES),
--- lookup, saveState, markStarted, forget, flushLedger, countTerminal, flushTerminal, and the
--- `anyPending` flag.
+-- lookup, saveState, markStarted, forget, countTerminal, flushTerminal, and the `anyPending` flag.
 local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
-local pendInfoKey = prefix .. 'pinfo' -- hash: request id → hash(id) \t series…, for the timeout sweep
+local pendInfoKey = prefix .. 'pinfo' -- hash: request id → ledger shard \t series…, for the timeout sweep
 local failKey = prefix .. 'fail'      -- zset: `<id>\t<code>` → at, requests whose final status is failure
 
 -- `stateSaved`: the strategy's claim() has already written the request's state.
@@ -40,7 +39,7 @@ local function startPending(o, stateSaved)
   redis.call('ZADD', pendKey, int(o.at + pendingTimeout), o.id)
   anyPending = true
   keepFor(pendKey, retentionTtlSec)
-  redis.call('HSET', pendInfoKey, o.id, int(o.hash) .. '\t' .. table.concat(o.series, '\t'))
+  redis.call('HSET', pendInfoKey, o.id, o.shardName .. '\t' .. table.concat(o.series, '\t'))
   keepFor(pendInfoKey, retentionTtlSec)
 end
 
@@ -86,11 +85,11 @@ local function sweepTimeouts()
   for i = 1, #due, 2 do
     local id, deadline = due[i], tonumber(due[i + 1])
     local info = redis.call('HGET', pendInfoKey, id)
-    local o = { id = id, hash = 0, series = {}, at = deadline, code = 'timeout' }
+    local o = { id = id, shard = 0, shardName = '0', series = {}, at = deadline, code = 'timeout' }
     local status, pendingAt, started, foundIn = 0, 0, nil, nil
     if info then
       local parts = split(info, '\t')
-      o.hash = tonumber(parts[1])
+      o.shardName, o.shard = parts[1], tonumber(parts[1])
       for j = 2, #parts do o.series[#o.series + 1] = parts[j] end
       status, pendingAt, started, foundIn = lookup(o)
     end
@@ -107,7 +106,6 @@ local function sweepTimeouts()
 end
 
 local function flushWrites()
-  flushLedger()
   flushTallies()
   flushTerminal()
   flushZadds()

@@ -24,7 +24,7 @@ end })
 local lastKind, lastSeries, lastSec, lastKey, lastOffset
 local function tally(kind, series, atMs, field, delta)
   if atMs < keepFrom then return end
-  local sec = math.floor(atMs / 1000)
+  local sec = idiv(atMs, 1000)
   if sec ~= lastSec or kind ~= lastKind or series ~= lastSeries then
     local minute = math.floor(sec / 60)
     lastKind, lastSeries, lastSec = kind, series, sec
