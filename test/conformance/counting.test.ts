@@ -82,6 +82,19 @@ describe.each(statsEngines())('counting rules: $name', (engine) => {
     await pulse.close();
   });
 
+  it('orders last-N within a second by the millisecond, successes first at the same one, upgrades included', async () => {
+    const { pulse, clock } = await engine.make();
+    clock.set(start + 2_000);
+    await pulse.recordMany([fail('a', start + 300), ok('b', start + 200), fail('c', start + 100), fail('e', start + 1_100), ok('d', start + 1_100)]);
+    await pulse.record(ok('a', start + 50)); // a's failure at .300 is taken back
+    // Newest first: d and e (1.100 s, the success first), b (.200), c (.100), a (.050).
+    const newest = [[1, 0], [1, 1], [2, 1], [2, 2], [3, 2], [3, 2]];
+    for (const [i, [success, failure]] of newest.entries()) {
+      expect(await pulse.lastN('alipay', { n: i + 1 })).toMatchObject({ success, failure });
+    }
+    await pulse.close();
+  });
+
   it('marks a rate sufficient from minSamples and gives a Wilson interval', async () => {
     const { pulse } = await engine.make({ minSamples: 10 });
     await pulse.recordMany(Array.from({ length: 10 }, (_, i) => (i < 9 ? ok(`r${i}`, start - i) : fail(`r${i}`, start - i))));

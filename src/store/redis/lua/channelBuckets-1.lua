@@ -3,8 +3,8 @@
 --@include header.lua
 --@include tally.lua
 --@include ledger.lua
+--@include lastn-seconds.lua
 --@include count-buckets.lua
 --@include zadds.lua
---@include lastn-seconds.lua
 --@include outcome.lua
 --@include ops.lua

@@ -1,11 +1,52 @@
--- Strategy `buckets`: terminal outcomes are per-second success/failure counters (see tally.lua).
-local function countTerminal(o, status, at, delta)
-  local field = status == SUCCESS and 's' or 'f'
-  local series = o.series
-  for j = 1, #series do tally('b', series[j], at, field, delta) end -- per outcome: no ipairs call
+-- Strategy `buckets`: a terminal outcome counts in its second, as the second's success or failure
+-- counter (tally.lua) and as a 2-byte record in the second's detail string, which orders the second's
+-- outcomes for last-N (lastn-seconds.lua). Outcomes of one call share a few series lists and seconds,
+-- so they are gathered per (series list, second) and spread over the series once, at the end.
+local gathered, gatheredList = {}, {}
+local cachedList, cachedSec, cachedGathered
+
+local function gatherFor(seriesList, sec)
+  if seriesList ~= cachedList or sec ~= cachedSec then
+    local bySecond = gathered[seriesList]
+    if not bySecond then
+      bySecond = {}
+      gathered[seriesList] = bySecond
+    end
+    local g = bySecond[sec]
+    if not g then
+      g = { series = seriesList, sec = sec, s = 0, f = 0, n = 0 }
+      bySecond[sec] = g
+      gatheredList[#gatheredList + 1] = g
+    end
+    cachedList, cachedSec, cachedGathered = seriesList, sec, g
+  end
+  return cachedGathered
 end
 
-local function flushTerminal() end
+local function countTerminal(o, status, at, delta)
+  if at < keepFrom then return end
+  local sec = idiv(at, 1000)
+  local g = gatherFor(o.series, sec)
+  local success = status == SUCCESS
+  if success then g.s = g.s + delta else g.f = g.f + delta end
+  if at < forgetBefore then return end -- never among the newest: last-N reads from the horizon on
+  local record = (at - sec * 1000) * 4 + (success and 2 or 0) + (delta < 0 and 1 or 0)
+  local n = g.n
+  g[n + 1], g[n + 2], g.n = idiv(record, 256), record % 256, n + 2
+end
+
+local function flushTerminal()
+  for _, g in ipairs(gatheredList) do
+    local parts = {}
+    for i = 1, g.n, 4000 do parts[#parts + 1] = string.char(unpack(g, i, math.min(i + 3999, g.n))) end
+    local records = table.concat(parts)
+    for _, series in ipairs(g.series) do
+      if g.s ~= 0 then tallySecond('b', series, g.sec, 's', g.s) end
+      if g.f ~= 0 then tallySecond('b', series, g.sec, 'f', g.f) end
+      if g.n > 0 then appendDetail(series, g.sec, records) end
+    end
+  end
+end
 
 local function readTerminal(series, fromSec, toSec)
   return sumTally('b', series, 's', fromSec, toSec), sumTally('b', series, 'f', fromSec, toSec)

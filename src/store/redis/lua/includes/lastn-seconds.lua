@@ -5,56 +5,34 @@
 -- `d:<series>:<second>` of 2-byte records, appended once per call: ms · 4 + success · 2 + removed
 -- (an upgraded failure is taken out by a `removed` record). Newest first means the later ms first,
 -- and at the same ms successes before failures: the order of seed 003's score at·2 + success.
+-- count-buckets.lua writes the records as it counts each outcome; last-N has nothing more to note.
 local details, detailKeys = {}, {}
 
 local function detailKey(series, sec)
   return prefix .. 'd:' .. series .. ':' .. int(sec)
 end
 
--- The records of one series and second; outcomes of a call mostly share a few seconds, so the last
--- one found is kept rather than building its key again for every outcome.
-local cachedSeries, cachedSec, cachedRecords
-local function recordsOf(series, sec)
-  if series == cachedSeries and sec == cachedSec then return cachedRecords end
+-- Adds records (2 bytes each) to one second's detail, written at the end of the call.
+local function appendDetail(series, sec, records)
   local key = detailKey(series, sec)
-  local records = details[key]
-  if not records then
-    records = { sec = sec, n = 0 }
-    details[key] = records
+  local parts = details[key]
+  if not parts then
+    parts = { sec = sec }
+    details[key] = parts
     detailKeys[#detailKeys + 1] = key
   end
-  cachedSeries, cachedSec, cachedRecords = series, sec, records
-  return records
+  parts[#parts + 1] = records
 end
 
-local function noteDetail(o, status, at, removed)
-  if at < forgetBefore then return end -- never among the newest: last-N reads from the horizon on
-  local sec = idiv(at, 1000)
-  local record = (at - sec * 1000) * 4 + (status == SUCCESS and 2 or 0) + removed
-  local high, low = idiv(record, 256), record % 256
-  local series = o.series
-  for j = 1, #series do -- per outcome: no ipairs call
-    local records = recordsOf(series[j], sec)
-    local n = records.n
-    records[n + 1], records[n + 2], records.n = high, low, n + 2
-  end
-end
-
-local function addLastN(o, status, at)
-  noteDetail(o, status, at, 0)
-end
-
-local function removeLastN(o, status, at)
-  noteDetail(o, status, at, 1)
-end
+local function addLastN() end
+local function removeLastN() end
 
 local function flushLastN()
   for _, key in ipairs(detailKeys) do
-    local records, parts = details[key], {}
-    for i = 1, records.n, 4000 do parts[#parts + 1] = string.char(unpack(records, i, math.min(i + 3999, records.n))) end
+    local parts = details[key]
     redis.call('APPEND', key, table.concat(parts))
     -- Kept while its second is within the horizon.
-    keepFor(key, math.ceil((records.sec * 1000 + 1000 + horizon - now) / 1000) + 60)
+    keepFor(key, math.ceil((parts.sec * 1000 + 1000 + horizon - now) / 1000) + 60)
   end
 end
 

@@ -106,8 +106,8 @@ local function sweepTimeouts()
 end
 
 local function flushWrites()
+  flushTerminal() -- before the tallies: `buckets` writes its counters through them
   flushTallies()
-  flushTerminal()
   flushZadds()
   if zadds[failKey] then
     redis.call('ZREMRANGEBYSCORE', failKey, '-inf', '(' .. int(forgetBefore))

@@ -22,9 +22,7 @@ end })
 -- Outcomes of one call mostly share a few seconds: the key and field names of the last second
 -- are kept, instead of building the same strings again for every outcome.
 local lastKind, lastSeries, lastSec, lastKey, lastOffset
-local function tally(kind, series, atMs, field, delta)
-  if atMs < keepFrom then return end
-  local sec = idiv(atMs, 1000)
+local function tallySecond(kind, series, sec, field, delta)
   if sec ~= lastSec or kind ~= lastKind or series ~= lastSeries then
     local minute = math.floor(sec / 60)
     lastKind, lastSeries, lastSec = kind, series, sec
@@ -38,6 +36,10 @@ local function tally(kind, series, atMs, field, delta)
   local f = secondFields[field][lastOffset]
   fields[f] = (fields[f] or 0) + delta
   fields[field] = (fields[field] or 0) + delta
+end
+
+local function tally(kind, series, atMs, field, delta)
+  if atMs >= keepFrom then tallySecond(kind, series, idiv(atMs, 1000), field, delta) end
 end
 
 local function flushTallies()
