@@ -1,7 +1,8 @@
 -- What every strategy shares: the state machine of one request, pending requests and their timeouts,
--- the newest outcomes per series (last-N, seed 003) and the newest failures per channel (drill-down).
--- Needs from the strategy: claim (look up, and for a new request write its state when CLAIM_WRITES),
--- lookup, saveState, markStarted, forget, countTerminal, flushTerminal, and the `anyPending` flag.
+-- and the newest failures per channel (drill-down). Needs from the strategy: claim (look up, and for
+-- a new request write its state when CLAIM_WRITES), lookup, saveState, markStarted, forget,
+-- countTerminal, flushTerminal, the last-N hooks (addLastN, removeLastN, flushLastN; lastn-*.lua)
+-- and the `anyPending` flag.
 local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
 local pendInfoKey = prefix .. 'pinfo' -- hash: request id → ledger shard \t series…, for the timeout sweep
 local failKey = prefix .. 'fail'      -- zset: `<id>\t<code>` → at, requests whose final status is failure
