@@ -25,7 +25,7 @@ export interface StrategyResult {
   strategy: Strategy;
   /** The strategy, or what else sets the run apart. */
   label: string;
-  /** Measured after as much traffic one ledger period earlier (see runStrategy). */
+  /** Measured after as much traffic 76 minutes earlier, more than one ledger period (see runStrategy). */
   periodLater: boolean;
   events: number;
   eventsPerSec: number;

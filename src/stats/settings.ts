@@ -68,8 +68,8 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     retentionMs: Math.max(horizonMs, 2 * 3600_000) + 60_000,
     lastNMax: 2000,
     failuresMax: 2000,
-    // Ledger hashes per generation and channel: a listpack hash is scanned linearly, so more, smaller
-    // hashes make the per-request HSETNX cheaper; 16,384 keeps them near 20 entries at 300k requests.
+    // Ledger hashes per channel: a listpack hash is scanned linearly, so more, smaller hashes make the
+    // per-request HSETNX cheaper; 16,384 keeps them near 20 entries at 300k requests (README: limits).
     ledgerShards: 16384,
     zsetShards: 4, // divides ledgerShards: a request's zset shard is its ledger shard % zsetShards
     minSamples: positiveInt('minSamples', options.minSamples, 100),

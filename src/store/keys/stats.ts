@@ -1,11 +1,12 @@
 // Keys of the success-rate engine. Each channel's keys share the prefix `<ns>:{<channel>}:`; the channel
 // scripts append these suffixes (the Lua reads the prefix from KEYS[1], like BullMQ's scripts do):
-//   l:<gen>:<shard>, lm:<gen>       ledger: request id → state; shards made (buckets, zset-sharded)
+//   l:<shard>, lm:<period>          ledger: request id → state; shards written in the period
+//                                   (buckets, zset-sharded)
 //   b:<series>:<minute>             per-second success/failure counters   (buckets)
 //   m:<series>:<minute>:<shard>:all|succ   minute-sharded sorted sets     (zset-sharded)
 //   z:<series>:all|succ, st         the seed's sorted sets, started marks (zset)
 //   p:<series>:<minute>             per-second started/open-pending counters
-//   pend, pinfo                     pending requests: deadline, and hash + series for the sweep
+//   pend, pinfo                     pending requests: deadline, and ledger shard + series for the sweep
 //   n:<series>                      newest terminal outcomes (last-N)     (zset, zset-sharded)
 //   d:<series>:<second>             one second's outcomes in order (last-N)  (buckets)
 //   fail                            newest failed requests (drill-down)
