@@ -45,6 +45,18 @@ describe.each(statsEngines())('counting rules: $name', (engine) => {
     await pulse.close();
   });
 
+  it('keeps request ids and failure codes byte for byte, whatever their script', async () => {
+    const { pulse } = await engine.make();
+    const id = 'заказ-№42-注文-🙂';
+    await pulse.recordMany([fail(id, start - 2_000, 'карта_отклонена'), fail('plain', start - 1_000, 'x'.repeat(64))]);
+    expect(await pulse.failures('alipay', { window: '1m' })).toEqual([
+      { requestId: 'plain', at: start - 1_000, code: 'x'.repeat(64) },
+      { requestId: id, at: start - 2_000, code: 'карта_отклонена' },
+    ]);
+    expect(await pulse.record(fail(id, start - 2_000, 'карта_отклонена'))).toMatchObject({ duplicate: 1 });
+    await pulse.close();
+  });
+
   it('rejects stale outcomes and says so, counting nothing of them', async () => {
     const { pulse } = await engine.make();
     const horizon = 70 * 60_000; // 1h window + 10 min

@@ -2,6 +2,7 @@
 -- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua and includes/ops.lua.
 --@include header.lua
 --@include tally.lua
+--@include chunked.lua
 --@include ledger.lua
 --@include lastn-seconds.lua
 --@include count-buckets.lua

@@ -48,7 +48,7 @@ local function firstWrite(o, key)
   for i = 1, #flat, 2 do
     if idiv(tonumber(flat[i + 1]), 8) < forgetBefore then gone[#gone + 1] = flat[i] end
   end
-  if #gone > 0 then redis.call('HDEL', key, unpack(gone)) end -- at most 128: a listpack hash
+  if #gone > 0 then chunked('HDEL', key, gone) end
   return true
 end
 

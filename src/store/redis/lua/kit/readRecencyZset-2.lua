@@ -2,7 +2,7 @@
 -- KEYS[1] zset, KEYS[2] meta hash
 -- ARGV[1] from (epoch ms, inclusive), ARGV[2] to (inclusive), ARGV[3] limit
 -- returns {id, at, meta, id, at, meta, …} newest first; equal `at` by member, larger first
---@include kit-chunked.lua
+--@include chunked.lua
 local rows = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[1], 'WITHSCORES', 'LIMIT', 0, ARGV[3])
 if #rows == 0 then return {} end
 local ids = {}

@@ -2,7 +2,7 @@
 -- KEYS[1] zset (score = at, member = id), KEYS[2] meta hash (id → meta)
 -- ARGV[1] id, ARGV[2] at (epoch ms), ARGV[3] meta (JSON text or ''), ARGV[4] max ids kept, ARGV[5] expiry ms
 -- returns 1 written, 0 ignored (a newer report of this id is stored)
---@include kit-chunked.lua
+--@include chunked.lua
 local previous = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if previous and tonumber(previous) > tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])

@@ -1,5 +1,6 @@
--- Calls a variadic command over a long list in chunks: Lua's unpack() fails past ~8,000 values, and a
--- recency query may return 10,000 ids (seed 002's limit). Returns the replies concatenated.
+-- Calls a variadic command over a long list in chunks: Lua's unpack() fails past ~8,000 values (a
+-- recency query may return 10,000 ids, seed 002's limit; a ledger shard past the listpack encoding
+-- may drop thousands of requests at once). Returns the replies concatenated.
 local function chunked(command, key, values)
   local replies = {}
   for first = 1, #values, 1000 do
