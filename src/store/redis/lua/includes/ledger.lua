@@ -99,8 +99,8 @@ end
 local function forget() end
 
 -- A pending outcome for a request already terminal: the request was sent, count it once.
-local function markStarted(o, status, at, started, foundIn)
+local function markStarted(o, status, at, started)
   if started == 1 then return false end
-  saveState(o, status, at, 1, foundIn)
+  saveState(o, status, at, 1)
   return true
 end
