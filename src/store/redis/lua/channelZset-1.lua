@@ -3,6 +3,7 @@
 --@include header.lua
 --@include tally.lua
 --@include count-zset.lua
+--@include chunked.lua
 --@include zadds.lua
 --@include lastn-zset.lua
 --@include outcome.lua

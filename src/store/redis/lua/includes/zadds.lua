@@ -16,18 +16,14 @@ local function removeMember(key, member)
   redis.call('ZREM', key, member)
 end
 
+-- Through chunked() (chunked.lua), whose chunks of 1,000 values keep each score with its member.
 local function flushZadds()
   for _, key in ipairs(zaddKeys) do
-    local args, n = {}, 0
+    local args = {}
     for member, score in pairs(zadds[key]) do
-      args[n + 1] = score -- scores stay below 15 digits, which Lua's %.14g writes exactly
-      args[n + 2] = member
-      n = n + 2
-      if n >= 1000 then
-        redis.call('ZADD', key, unpack(args, 1, n))
-        n = 0
-      end
+      args[#args + 1] = score -- scores stay below 15 digits, which Lua's %.14g writes exactly
+      args[#args + 1] = member
     end
-    if n > 0 then redis.call('ZADD', key, unpack(args, 1, n)) end
+    if #args > 0 then chunked('ZADD', key, args) end
   end
 end
