@@ -25,27 +25,56 @@ function idsInOneShard(count: number): { ids: string[]; shard: number } {
   return { ids, shard };
 }
 
+/** A pulse, three request ids that share one ledger shard, and what that shard holds. */
+async function oneShard(namespace: string) {
+  const clock = new ManualClock(start);
+  const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'] }); // horizon 15 min
+  const admin = await RedisConnection.connect({ url: redis.url });
+  const { ids: requestIds, shard } = idsInOneShard(3);
+  const key = `${channelPrefix(namespace, 'c')}l:${shard}`;
+  return {
+    clock,
+    pulse,
+    requestIds,
+    record: (requestId: string) => pulse.record({ channel: 'c', requestId, status: 'success', at: clock.now() }),
+    keys: async () => [...((await admin.command(key, ['HKEYS', key])) as string[])].sort(),
+    ttl: async () => Number(await admin.command(key, ['TTL', key])),
+    close: async () => {
+      await admin.close();
+      await pulse.close();
+    },
+  };
+}
+
 describe('the Redis request ledger', () => {
   it('drops forgotten requests from a shard at its first write of a later period, and keeps the rest', async () => {
-    const clock = new ManualClock(start);
-    const pulse = await createPulse({ redis: redis.url, namespace: 'ledger', clock, windows: ['5m'] }); // horizon 15 min
-    const admin = await RedisConnection.connect({ url: redis.url });
-    const { ids: [old, recent, next], shard } = idsInOneShard(3);
-    const key = `${channelPrefix('ledger', 'c')}l:${shard}`;
-    const record = (requestId: string) => pulse.record({ channel: 'c', requestId, status: 'success', at: clock.now() });
-    const ids = async () => [...((await admin.command(key, ['HKEYS', key])) as string[])].sort();
-
+    const { clock, requestIds: [old, recent, next], record, keys, ttl, close } = await oneShard('ledger');
     await record(old);
     clock.set(start + 10 * 60_000);
     await record(recent);
-    expect(await ids()).toEqual([old, recent].sort());
+    expect(await keys()).toEqual([old, recent].sort());
     clock.set(start + 17 * 60_000); // a new period; `old` is 17 min old, past the horizon, `recent` 7 min
     await record(next);
-    expect(await ids()).toEqual([recent, next].sort());
-    expect(Number(await admin.command(key, ['TTL', key]))).toBeGreaterThan(0);
+    expect(await keys()).toEqual([recent, next].sort());
+    expect(await ttl()).toBeGreaterThan(0);
     expect(await record(recent)).toMatchObject({ duplicate: 1 });
+    await close();
+  });
 
-    await admin.close();
-    await pulse.close();
+  it('replaces a shard whose requests are all forgotten, and forgets a shard idle for a whole period', async () => {
+    const { clock, pulse, requestIds: [first, second, third], record, keys, ttl, close } = await oneShard('ledger-all');
+    await record(first);
+    clock.set(start + 17 * 60_000); // the next period (16 min): `first` is past the horizon, and all the shard held
+    await record(second);
+    expect(await keys()).toEqual([second]);
+    expect(await ttl()).toBeGreaterThan(0);
+
+    // Unwritten for the whole next period (Redis would have expired the key by then): its requests
+    // are forgotten all the same.
+    clock.set(start + 50 * 60_000);
+    expect(await record(third)).toMatchObject({ accepted: 1 });
+    expect(await record(second)).toMatchObject({ accepted: 1 });
+    expect(await pulse.rate('c', { window: '5m' })).toMatchObject({ total: 2, success: 2 });
+    await close();
   });
 });

@@ -2,8 +2,9 @@
 import type { FailedRequest, MinuteCounts } from '../../types.js';
 import { channelPrefix, channelsKey } from '../keys/stats.js';
 import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoredOutcome, type WindowCounts } from '../port.js';
+import { countAsNew } from './clientCounts.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
-import { packArray } from './msgpack.js';
+import { PackWriter } from './msgpack.js';
 import { loadScript, type LuaScript } from './scripts.js';
 
 const scriptFiles = {
@@ -36,32 +37,37 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
-    // Outcomes share few distinct series lists: send each list once and refer to it by number. Five
-    // values an outcome (ops.lua): id; code; the request's ledger state if it is new,
-    // `at·8 + started·4 + status` (ledger.lua), and its ledger shard, both as text that Lua uses as
-    // sent (Lua turns numbers into text with sprintf); and its series group.
+    // Outcomes share few distinct series lists: the batch sends each list once, and each outcome
+    // refers to its list by number (ops.lua has the batch's layout).
     const groupOf = new Map<string, number>();
-    const groupValues: (string | number)[] = [];
-    const outcomeValues: (string | number)[] = [];
-    for (const o of outcomes) {
-      const groupKey = o.series.join('\t');
-      let group = groupOf.get(groupKey);
+    const lists: string[][] = [];
+    const groups = outcomes.map((o) => {
+      const listKey = o.series.join('\t');
+      let group = groupOf.get(listKey);
       if (group === undefined) {
-        group = groupOf.size + 1;
-        groupOf.set(groupKey, group);
-        groupValues.push(o.series.length, ...o.series);
+        group = lists.push(o.series);
+        groupOf.set(listKey, group);
       }
-      const started = o.status === StatusCode.Pending ? 4 : 0;
-      outcomeValues.push(
-        o.requestId,
-        o.code,
-        String(o.at * 8 + started + o.status),
-        String(o.hash % this.settings.ledgerShards),
-        group,
-      );
+      return group;
+    });
+    const w = new PackWriter(outcomes.length * 64);
+    w.int(lists.length);
+    for (const list of lists) {
+      w.int(list.length);
+      for (const series of list) w.str(series);
     }
-    const batch = packArray([groupOf.size, ...groupValues, ...outcomeValues]);
-    const reply = await this.call(channel, 'record', now, [batch], timeoutMs);
+    const counted = this.settings.strategy === 'buckets' ? [...countAsNew(outcomes, groups, now, this.settings)] : [];
+    w.int(counted.length);
+    for (const c of counted) w.int(c.group).int(c.sec).int(c.successes).int(c.failures).bytes(Buffer.from(c.records));
+    // Seven values an outcome: id; code; status; the request's ledger state if it is new,
+    // `at·8 + started·4 + status` (ledger.lua), as text that Lua uses as sent (Lua turns numbers
+    // into text with sprintf); its ledger shard as a number and as text; and its series group.
+    outcomes.forEach((o, i) => {
+      const started = o.status === StatusCode.Pending ? 4 : 0;
+      const shard = o.hash % this.settings.ledgerShards;
+      w.str(o.requestId).str(o.code).int(o.status).decimal(o.at * 8 + started + o.status).int(shard).decimal(shard).int(groups[i]);
+    });
+    const reply = await this.call(channel, 'record', now, [w.finish()], timeoutMs);
     return Array.from(String(reply), (c) => Number(c) as RecordCode);
   }
 

@@ -7,6 +7,8 @@ local function shardKey(series, minute, shard, which)
   return prefix .. 'm:' .. series .. ':' .. int(minute) .. ':' .. shard .. ':' .. which
 end
 
+local CLIENT_COUNTS = false -- its counts are sorted-set members, written one by one
+
 local function countTerminal(o, status, at, delta)
   if at < keepFrom then return end
   local minute = math.floor(at / 60000)

@@ -15,6 +15,7 @@ local function zkey(series, which)
 end
 
 local CLAIM_WRITES = false
+local CLIENT_COUNTS = false
 -- Most channels have no pending requests: then one check per call spares a lookup per outcome.
 -- (A pending recorded later in this call is written at once and sets this flag, see outcome.lua.)
 local anyPending = redis.call('EXISTS', prefix .. 'pend') == 1
@@ -56,6 +57,8 @@ end
 -- The sets are written by countTerminal, so claiming is looking up, and for a new life clearing a
 -- started mark left by an earlier, forgotten life of the same id (only when the channel has any marks).
 local anyStarted = redis.call('EXISTS', startedKey) == 1
+local function writeIfNew() end -- the sets are written by countTerminal: claim() looks up
+
 local function claim(o)
   local status, at, started, foundIn = lookup(o)
   if status == 0 and anyStarted then forget(o) end

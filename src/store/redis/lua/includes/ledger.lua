@@ -3,12 +3,16 @@
 -- keep Redis's listpack encoding (≈ 35 B an entry, against ≈ 100 B in one big hash and ≈ 150 B in a
 -- sorted set). Value: at * 8 + started * 4 + status, one integer (at most 14 digits, exact as text).
 --
--- Redis CPU per outcome is dominated by calls, so the common case — a request never seen — costs one
--- call: HSETNX both looks up and writes. An entry whose `at` is past the horizon is forgotten, and the
+-- The common case — a request never seen — costs one call: HSETNX both looks up and writes, made by
+-- the record loop itself (writeIfNew). An entry whose `at` is past the horizon is forgotten, and the
 -- next life of its id simply overwrites it. To keep the hashes small, a shard drops its forgotten
 -- entries the first time it is written in each period of `horizon + skew`, and gets its TTL then: a
 -- shard nobody writes for two periods holds only forgotten entries, and expires. A bitmap per period
 -- (`lm:<period>`, one bit per shard, read once per call) says which shards were written in it.
+--
+-- A shard not written in the previous period needs no cleaning: its last write came a whole period
+-- before this one began, so every entry's `at` (at most that write's `now` + skew) is before
+-- `forgetBefore`; and its TTL ended a minute into this period, so it is gone, or nearly.
 local periodLength = horizon + skew
 local periodNow = math.floor(now / periodLength)
 local ledgerTtlSec = math.ceil(((periodNow + 2) * periodLength - now) / 1000) + 60
@@ -17,16 +21,24 @@ local anyPending -- only the zset strategy looks pendings up outside its ledger
 
 local ledgerPrefix = prefix .. 'l:'
 local writtenKey = prefix .. 'lm:' .. int(periodNow)
-local writtenBits -- the bitmap, read at the first write of the call
+local previousKey = prefix .. 'lm:' .. int(periodNow - 1)
+local writtenBits, previousBits -- the bitmaps, read when first needed in the call
 local writtenNow = {} -- shards this call wrote first in the period
 
 -- SETBIT numbers bits from the high end of each byte.
 local BIT_MASKS = { [0] = 128, 64, 32, 16, 8, 4, 2, 1 }
+local byteAt, band = string.byte, bit.band -- asked once per outcome: locals, not global lookups
 
-local function writtenBefore(shard)
+local function bitSet(bits, shard)
+  local bitIndex = shard % 8
+  return band(byteAt(bits, (shard - bitIndex) / 8 + 1) or 0, BIT_MASKS[bitIndex]) ~= 0
+end
+
+-- Whether the shard has been written in this period, by this call or before it.
+local function shardWritten(shard)
+  if writtenNow[shard] then return true end
   if writtenBits == nil then writtenBits = redis.call('GET', writtenKey) or '' end
-  local byte = string.byte(writtenBits, idiv(shard, 8) + 1) or 0
-  return bit.band(byte, BIT_MASKS[shard % 8]) ~= 0
+  return bitSet(writtenBits, shard)
 end
 
 -- `o.shardName`: the shard number as text, sent by the client (Lua writes numbers through sprintf).
@@ -39,41 +51,59 @@ local function decode(raw)
   return v % 4, idiv(v, 8), idiv(v, 4) % 2
 end
 
--- Before a write: the shard's first write of the period drops its forgotten entries first. Returns
--- whether this is that first write, after which the caller calls keepShard.
-local function firstWrite(o, key)
-  if writtenNow[o.shard] or writtenBefore(o.shard) then return false end
-  writtenNow[o.shard] = true
+-- Before the shard's first write of the period: drops its forgotten entries.
+local function cleanShard(shard, key)
+  writtenNow[shard] = true
+  if previousBits == nil then previousBits = redis.call('GET', previousKey) or '' end
+  if not bitSet(previousBits, shard) then return end
   local flat, gone = redis.call('HGETALL', key), {}
   for i = 1, #flat, 2 do
     if idiv(tonumber(flat[i + 1]), 8) < forgetBefore then gone[#gone + 1] = flat[i] end
   end
-  if #gone > 0 then chunked('HDEL', key, gone) end
-  return true
+  if #gone > 0 and #gone == #flat / 2 then
+    redis.call('DEL', key) -- all forgotten: one call, where HDEL would delete entry by entry
+  elseif #gone > 0 then
+    chunked('HDEL', key, gone)
+  end
 end
 
 -- After the period's first write (the key exists now): its TTL, and its bit.
-local function keepShard(o, key)
+local function keepShard(shard, key)
   redis.call('EXPIRE', key, ledgerTtlSec)
-  if redis.call('SETBIT', writtenKey, o.shard, 1) == 0 and writtenBits == '' then
+  if redis.call('SETBIT', writtenKey, shard, 1) == 0 and writtenBits == '' then
     redis.call('EXPIRE', writtenKey, ledgerTtlSec)
   end
 end
 
--- Looks the request up; when it is unknown (or forgotten) writes `fresh` for it in the same step.
--- Returns status (0 = was unknown, `fresh` written), at, started, and the key holding the state.
-local function claim(o, fresh)
+-- One write (HSETNX or HSET) of a request's state, the shard's first of the period between its
+-- cleaning and its TTL.
+local function writeShard(shard, key, command, id, state)
+  local first = not shardWritten(shard)
+  if first then cleanShard(shard, key) end
+  local reply = redis.call(command, key, id, state)
+  if first then keepShard(shard, key) end
+  return reply
+end
+
+-- The record loop's first step (ops.lua), before it builds the outcome: writes `fresh` for the
+-- request unless the shard knows it. HSETNX's answer: 1 when the request was unknown, 0 when known.
+local function writeIfNew(shard, shardName, id, fresh)
+  return writeShard(shard, ledgerPrefix .. shardName, 'HSETNX', id, fresh)
+end
+
+-- After writeIfNew: a known request's state, unless it is forgotten, which makes it unknown (and
+-- `fresh` is written over it). Returns status (0 = was unknown, `fresh` written), at, started, and
+-- the key holding the state.
+local function claim(o, fresh, written)
   local key = shardKey(o)
-  local first = firstWrite(o, key)
   local status, at, started = 0, 0, 0
-  if redis.call('HSETNX', key, o.id, fresh) == 0 then
+  if written == 0 then
     status, at, started = decode(redis.call('HGET', key, o.id))
     if at < forgetBefore then
       status, at, started = 0, 0, 0
       redis.call('HSET', key, o.id, fresh)
     end
   end
-  if first then keepShard(o, key) end
   return status, at, started, key
 end
 
@@ -89,10 +119,7 @@ local function lookup(o)
 end
 
 local function saveState(o, status, at, started)
-  local key = shardKey(o)
-  local first = firstWrite(o, key)
-  redis.call('HSET', key, o.id, at * 8 + started * 4 + status)
-  if first then keepShard(o, key) end
+  writeShard(o.shard, shardKey(o), 'HSET', o.id, at * 8 + started * 4 + status)
 end
 
 -- A forgotten request's ledger entry is simply overwritten by its next life (claim checks the horizon).

@@ -1,9 +1,10 @@
 -- The operations of a channel script; each call first turns due pendings into timeouts.
 --   record   ARGV[11] = the batch, one MessagePack array (statsStore.ts): G series groups, each
---            `count, series…`; then 5 values per outcome: requestId; code ('' if none);
---            fresh = at·8 + started·4 + status (1 pending 2 failure 3 success), as text, the
---            request's ledger state if it is new; its ledger shard hash(id) % ledgerShards, as text;
---            its series group (1-based).
+--            `count, series…`; C client counts (CLIENT_COUNTS strategies, else 0), each `group,
+--            second, successes, failures, records` (count-buckets.lua); then 7 values per outcome:
+--            requestId; code ('' if none); status (1 pending 2 failure 3 success); fresh =
+--            at·8 + started·4 + status as text, the request's ledger state if it is new; its ledger
+--            shard hash(id) % ledgerShards, as a number and as text; its series group (1-based).
 --            Returns one character per outcome: 0 accepted, 1 duplicate, 2 corrected.
 --   windows  ARGV[11] = series, ARGV[12…] = window lengths in seconds.
 --            Returns success, failure, started, pending for each window.
@@ -22,14 +23,29 @@ if op == 'record' then
     groups[g] = list
     i = i + count + 1
   end
+  for _ = 1, batch[i] do
+    addClientCounts(groups[batch[i + 1]], batch[i + 2], batch[i + 3], batch[i + 4], batch[i + 5])
+    i = i + 5
+  end
   -- One table reused for every outcome: allocating one per outcome costs more than its fields.
-  local codes, o = {}, {}
-  for k = i, #batch, 5 do
-    local fresh = tonumber(batch[k + 2])
-    o.id, o.code = batch[k], batch[k + 1]
-    o.fresh, o.status, o.at = batch[k + 2], fresh % 4, idiv(fresh, 8)
-    o.shardName, o.shard, o.series = batch[k + 3], tonumber(batch[k + 3]), groups[batch[k + 4]]
-    codes[#codes + 1] = apply(o)
+  local codes, o, n = {}, {}, 0
+  for k = i + 1, #batch, 7 do
+    local id, code, status, fresh = batch[k], batch[k + 1], batch[k + 2], batch[k + 3]
+    local shard, shardName = batch[k + 4], batch[k + 5]
+    local written = writeIfNew(shard, shardName, id, fresh)
+    n = n + 1
+    if written == 1 and CLIENT_COUNTS and status ~= PENDING then
+      -- Most outcomes: a request never seen, ending now, and counted by the client already. What
+      -- apply() would do, without building the outcome or making its calls: ≈ 0.25 µs of Redis
+      -- CPU less per outcome (README, Benchmarks).
+      if status == FAILURE then noteFailure(id, code, idiv(tonumber(fresh), 8)) end
+      codes[n] = ACCEPTED
+    else
+      o.id, o.code, o.fresh, o.status, o.at = id, code, fresh, status, idiv(tonumber(fresh), 8)
+      o.shardName, o.shard, o.series = shardName, shard, groups[batch[k + 6]]
+      o.counted = CLIENT_COUNTS and status ~= PENDING
+      codes[n] = apply(o, written)
+    end
   end
   flushWrites()
   return table.concat(codes)

@@ -1,18 +1,32 @@
 -- What every strategy shares: the state machine of one request, pending requests and their timeouts,
--- and the newest failures per channel (drill-down). Needs from the strategy: claim (look up, and for
--- a new request write its state when CLAIM_WRITES), lookup, saveState, markStarted, forget,
--- countTerminal, flushTerminal, the last-N hooks (addLastN, removeLastN, flushLastN; lastn-*.lua)
--- and the `anyPending` flag.
+-- and the newest failures per channel (drill-down). Needs from the strategy: writeIfNew and claim
+-- (look up, and for a new request write its state when CLAIM_WRITES), lookup, saveState,
+-- markStarted, forget, countTerminal, flushTerminal, the last-N hooks (addLastN, removeLastN,
+-- flushLastN; lastn-*.lua), the CLIENT_COUNTS and CLAIM_WRITES constants and the `anyPending` flag.
+--
+-- `o.counted`: the client has counted this terminal outcome already, as if it were new (strategies
+-- with CLIENT_COUNTS, see count-buckets.lua). Every path that accepts the outcome keeps that count;
+-- the duplicate path takes it back.
 local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
 local pendInfoKey = prefix .. 'pinfo' -- hash: request id → ledger shard \t series…, for the timeout sweep
 local failKey = prefix .. 'fail'      -- zset: `<id>\t<code>` → at, requests whose final status is failure
 
+local function noteFailure(id, code, at)
+  queueZadd(failKey, id .. '\t' .. code, at)
+end
+
 -- `stateSaved`: the strategy's claim() has already written the request's state.
 local function addTerminal(o, status, at, code, started, foundIn, stateSaved)
   if not stateSaved then saveState(o, status, at, started, foundIn) end
-  countTerminal(o, status, at, 1)
+  if not o.counted then countTerminal(o, status, at, 1) end
   addLastN(o, status, at)
-  if status == FAILURE then queueZadd(failKey, o.id .. '\t' .. code, at) end
+  if status == FAILURE then noteFailure(o.id, code, at) end
+end
+
+-- A terminal outcome that changes nothing: what the client counted for it is taken back.
+local function duplicate(o)
+  if o.counted then countTerminal(o, o.status, o.at, -1) end
+  return DUPLICATE
 end
 
 local function removeFailure(o, at)
@@ -51,8 +65,10 @@ local function resolvePending(o, pendingAt)
 end
 
 -- One outcome, in arrival order. A success upgrades a failure (corrected); nothing downgrades a success.
-local function apply(o)
-  local status, at, started, foundIn = claim(o, o.fresh)
+-- `written`: writeIfNew's answer (1 the request was unknown and its state is written now, 0 it is
+-- known, nil the strategy writes nothing up front).
+local function apply(o, written)
+  local status, at, started, foundIn = claim(o, o.fresh, written)
   if status == 0 then
     if o.status == PENDING then startPending(o, CLAIM_WRITES) else addTerminal(o, o.status, o.at, o.code, 0, foundIn, CLAIM_WRITES) end
     return ACCEPTED
@@ -75,7 +91,7 @@ local function apply(o)
     addTerminal(o, SUCCESS, o.at, '', started, foundIn)
     return CORRECTED
   end
-  return DUPLICATE
+  return duplicate(o)
 end
 
 -- Pending requests whose deadline has passed become failures `timeout` at their deadline. Runs at
