@@ -56,6 +56,8 @@ export class RedisStatsStore implements StatsStore {
       w.int(list.length);
       for (const series of list) w.str(series);
     }
+    // Only `buckets` takes the client's counts (CLIENT_COUNTS in its count-buckets.lua); the sorted-set
+    // strategies count member by member in the script.
     const counted = this.settings.strategy === 'buckets' ? [...countAsNew(outcomes, groups, now, this.settings)] : [];
     w.int(counted.length);
     for (const c of counted) w.int(c.group).int(c.sec).int(c.successes).int(c.failures).bytes(Buffer.from(c.records));
