@@ -41,9 +41,9 @@ local function shardWritten(shard)
   return bitSet(writtenBits, shard)
 end
 
--- `o.shardName`: the shard number as text, sent by the client (Lua writes numbers through sprintf).
-local function shardKey(o)
-  return ledgerPrefix .. o.shardName
+-- `shardName`: the shard number as text, sent by the client (Lua writes numbers through sprintf).
+local function shardKey(shardName)
+  return ledgerPrefix .. shardName
 end
 
 local function decode(raw)
@@ -88,14 +88,14 @@ end
 -- The record loop's first step (ops.lua), before it builds the outcome: writes `fresh` for the
 -- request unless the shard knows it. HSETNX's answer: 1 when the request was unknown, 0 when known.
 local function writeIfNew(shard, shardName, id, fresh)
-  return writeShard(shard, ledgerPrefix .. shardName, 'HSETNX', id, fresh)
+  return writeShard(shard, shardKey(shardName), 'HSETNX', id, fresh)
 end
 
 -- After writeIfNew: a known request's state, unless it is forgotten, which makes it unknown (and
 -- `fresh` is written over it). Returns status (0 = was unknown, `fresh` written), at, started, and
 -- the key holding the state.
 local function claim(o, fresh, written)
-  local key = shardKey(o)
+  local key = shardKey(o.shardName)
   local status, at, started = 0, 0, 0
   if written == 0 then
     status, at, started = decode(redis.call('HGET', key, o.id))
@@ -109,7 +109,7 @@ end
 
 -- Reads a request's state without writing (the timeout sweep).
 local function lookup(o)
-  local key = shardKey(o)
+  local key = shardKey(o.shardName)
   local raw = redis.call('HGET', key, o.id)
   if raw then
     local status, at, started = decode(raw)
@@ -119,7 +119,7 @@ local function lookup(o)
 end
 
 local function saveState(o, status, at, started)
-  writeShard(o.shard, shardKey(o), 'HSET', o.id, at * 8 + started * 4 + status)
+  writeShard(o.shard, shardKey(o.shardName), 'HSET', o.id, at * 8 + started * 4 + status)
 end
 
 -- A forgotten request's ledger entry is simply overwritten by its next life (claim checks the horizon).
