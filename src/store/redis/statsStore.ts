@@ -1,6 +1,6 @@
 // The Redis engine of the success-rate port: one Lua call per channel and operation.
 import type { FailedRequest, MinuteCounts } from '../../types.js';
-import { channelPrefix, channelsKey } from '../keys/stats.js';
+import { channelPrefix, channelsKey, ledgerKey } from '../keys/stats.js';
 import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoredOutcome, type WindowCounts } from '../port.js';
 import { countAsNew } from './clientCounts.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
@@ -62,12 +62,14 @@ export class RedisStatsStore implements StatsStore {
     w.int(counted.length);
     for (const c of counted) w.int(c.group).int(c.sec).int(c.successes).int(c.failures).bytes(Buffer.from(c.records));
     // Seven values an outcome: id; code; status; the request's ledger state if it is new,
-    // `at·8 + started·4 + status` (ledger.lua), as text that Lua uses as sent (Lua turns numbers
-    // into text with sprintf); its ledger shard as a number and as text; and its series group.
+    // `at·8 + started·4 + status` (ledger.lua), as text that Lua uses as sent (a number costs Redis
+    // more: it writes it out as text for every command); its ledger shard and that shard's key; and
+    // its series group.
+    const prefix = channelPrefix(this.settings.namespace, channel);
     outcomes.forEach((o, i) => {
       const started = o.status === StatusCode.Pending ? 4 : 0;
       const shard = o.hash % this.settings.ledgerShards;
-      w.str(o.requestId).str(o.code).int(o.status).decimal(o.at * 8 + started + o.status).int(shard).decimal(shard).int(groups[i]);
+      w.str(o.requestId).str(o.code).int(o.status).decimal(o.at * 8 + started + o.status).int(shard).str(ledgerKey(prefix, shard)).int(groups[i]);
     });
     const reply = await this.call(channel, 'record', now, [w.finish()], timeoutMs);
     return Array.from(String(reply), (c) => Number(c) as RecordCode);

@@ -1,5 +1,6 @@
 -- The request ledger (strategies `buckets` and `zset-sharded`): what each request last did, for exact
--- dedup over the dedup horizon, in `ledgerShards` small hashes `l:<shard>` by hash(id). Small hashes
+-- dedup over the dedup horizon, in `ledgerShards` small hashes `l:<shard>` by hash(id), their keys
+-- sent by the client with each outcome (`o.ledgerKey`, built in keys/stats.ts). Small hashes
 -- keep Redis's listpack encoding (≈ 35 B an entry, against ≈ 100 B in one big hash and ≈ 150 B in a
 -- sorted set). Value: at * 8 + started * 4 + status, one integer (at most 14 digits, exact as text).
 --
@@ -19,7 +20,6 @@ local ledgerTtlSec = math.ceil(((periodNow + 2) * periodLength - now) / 1000) + 
 local CLAIM_WRITES = true
 local anyPending -- only the zset strategy looks pendings up outside its ledger
 
-local ledgerPrefix = prefix .. 'l:'
 local writtenKey = prefix .. 'lm:' .. int(periodNow)
 local previousKey = prefix .. 'lm:' .. int(periodNow - 1)
 local writtenBits, previousBits -- the bitmaps, read when first needed in the call
@@ -39,11 +39,6 @@ local function shardWritten(shard)
   if writtenNow[shard] then return true end
   if writtenBits == nil then writtenBits = redis.call('GET', writtenKey) or '' end
   return bitSet(writtenBits, shard)
-end
-
--- `shardName`: the shard number as text, sent by the client (Lua writes numbers through sprintf).
-local function shardKey(shardName)
-  return ledgerPrefix .. shardName
 end
 
 local function decode(raw)
@@ -87,15 +82,15 @@ end
 
 -- The record loop's first step (ops.lua), before it builds the outcome: writes `fresh` for the
 -- request unless the shard knows it. HSETNX's answer: 1 when the request was unknown, 0 when known.
-local function writeIfNew(shard, shardName, id, fresh)
-  return writeShard(shard, shardKey(shardName), 'HSETNX', id, fresh)
+local function writeIfNew(shard, key, id, fresh)
+  return writeShard(shard, key, 'HSETNX', id, fresh)
 end
 
 -- After writeIfNew: a known request's state, unless it is forgotten, which makes it unknown (and
 -- `fresh` is written over it). Returns status (0 = was unknown, `fresh` written), at, started, and
 -- the key holding the state.
 local function claim(o, fresh, written)
-  local key = shardKey(o.shardName)
+  local key = o.ledgerKey
   local status, at, started = 0, 0, 0
   if written == 0 then
     status, at, started = decode(redis.call('HGET', key, o.id))
@@ -109,7 +104,7 @@ end
 
 -- Reads a request's state without writing (the timeout sweep).
 local function lookup(o)
-  local key = shardKey(o.shardName)
+  local key = o.ledgerKey
   local raw = redis.call('HGET', key, o.id)
   if raw then
     local status, at, started = decode(raw)
@@ -119,7 +114,7 @@ local function lookup(o)
 end
 
 local function saveState(o, status, at, started)
-  writeShard(o.shard, shardKey(o.shardName), 'HSET', o.id, at * 8 + started * 4 + status)
+  writeShard(o.shard, o.ledgerKey, 'HSET', o.id, at * 8 + started * 4 + status)
 end
 
 -- A forgotten request's ledger entry is simply overwritten by its next life (claim checks the horizon).

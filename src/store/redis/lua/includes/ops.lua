@@ -4,7 +4,8 @@
 --            second, successes, failures, records` (count-buckets.lua); then 7 values per outcome:
 --            requestId; code ('' if none); status (1 pending 2 failure 3 success); fresh =
 --            at·8 + started·4 + status as text, the request's ledger state if it is new; its ledger
---            shard hash(id) % ledgerShards, as a number and as text; its series group (1-based).
+--            shard hash(id) % ledgerShards, and that shard's key (keys/stats.ts); its series group
+--            (1-based).
 --            Returns one character per outcome: 0 accepted, 1 duplicate, 2 corrected.
 --   windows  ARGV[11] = series, ARGV[12…] = window lengths in seconds.
 --            Returns success, failure, started, pending for each window.
@@ -31,8 +32,8 @@ if op == 'record' then
   local codes, o, n = {}, {}, 0
   for k = i + 1, #batch, 7 do
     local id, code, status, fresh = batch[k], batch[k + 1], batch[k + 2], batch[k + 3]
-    local shard, shardName = batch[k + 4], batch[k + 5]
-    local written = writeIfNew(shard, shardName, id, fresh)
+    local shard, ledgerKey = batch[k + 4], batch[k + 5]
+    local written = writeIfNew(shard, ledgerKey, id, fresh)
     n = n + 1
     if written == 1 and CLIENT_COUNTS and status ~= PENDING then
       -- Most outcomes: a request never seen, ending now, and counted by the client already. What
@@ -42,7 +43,7 @@ if op == 'record' then
       codes[n] = ACCEPTED
     else
       o.id, o.code, o.fresh, o.status, o.at = id, code, fresh, status, idiv(tonumber(fresh), 8)
-      o.shardName, o.shard, o.series = shardName, shard, groups[batch[k + 6]]
+      o.shard, o.ledgerKey, o.series = shard, ledgerKey, groups[batch[k + 6]]
       o.counted = CLIENT_COUNTS and status ~= PENDING
       codes[n] = apply(o, written)
     end

@@ -8,7 +8,7 @@
 -- with CLIENT_COUNTS, see count-buckets.lua). Every path that accepts the outcome keeps that count;
 -- the duplicate path takes it back.
 local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
-local pendInfoKey = prefix .. 'pinfo' -- hash: request id → ledger shard \t series…, for the timeout sweep
+local pendInfoKey = prefix .. 'pinfo' -- hash: request id → ledger shard \t its key \t series…, for the timeout sweep
 local failKey = prefix .. 'fail'      -- zset: `<id>\t<code>` → at, requests whose final status is failure
 
 local function noteFailure(id, code, at)
@@ -54,7 +54,7 @@ local function startPending(o, stateSaved)
   redis.call('ZADD', pendKey, int(o.at + pendingTimeout), o.id)
   anyPending = true
   keepFor(pendKey, retentionTtlSec)
-  redis.call('HSET', pendInfoKey, o.id, o.shardName .. '\t' .. table.concat(o.series, '\t'))
+  redis.call('HSET', pendInfoKey, o.id, o.shard .. '\t' .. o.ledgerKey .. '\t' .. table.concat(o.series, '\t'))
   keepFor(pendInfoKey, retentionTtlSec)
 end
 
@@ -102,12 +102,12 @@ local function sweepTimeouts()
   for i = 1, #due, 2 do
     local id, deadline = due[i], tonumber(due[i + 1])
     local info = redis.call('HGET', pendInfoKey, id)
-    local o = { id = id, shard = 0, shardName = '0', series = {}, at = deadline, code = 'timeout' }
+    local o = { id = id, shard = 0, ledgerKey = '', series = {}, at = deadline, code = 'timeout' }
     local status, pendingAt, started, foundIn = 0, 0, nil, nil
     if info then
       local parts = split(info, '\t')
-      o.shardName, o.shard = parts[1], tonumber(parts[1])
-      for j = 2, #parts do o.series[#o.series + 1] = parts[j] end
+      o.shard, o.ledgerKey = tonumber(parts[1]), parts[2]
+      for j = 3, #parts do o.series[#o.series + 1] = parts[j] end
       status, pendingAt, started, foundIn = lookup(o)
     end
     if status == PENDING then
