@@ -48,7 +48,7 @@ export interface EngineSettings {
   retentionMs: number;
   /** Newest terminal outcomes kept per series for last-N (seed 003 keeps 2,000). */
   lastNMax: number;
-  /** Newest failed requests kept per channel for drill-down. */
+  /** Newest failed requests kept per channel for drill-down by the sorted-set strategies; `buckets` keeps every one within the horizon (failures-log.lua). */
   failuresMax: number;
   /** Ledger hashes per generation; small hashes stay in Redis's compact listpack encoding. */
   ledgerShards: number;

@@ -85,6 +85,26 @@ describe.each(statsEngines())('counting rules: $name', (engine) => {
     await pulse.close();
   });
 
+  it('lists the newest failures across quiet minutes, without upgraded ones, cut by the limit inside a millisecond', async () => {
+    const { pulse } = await engine.make();
+    // Minutes apart with nothing between; three at one millisecond; one upgraded within the same batch.
+    await pulse.recordMany([
+      fail('old', start - 40 * 60_000, 'E1'),
+      fail('mid', start - 20 * 60_000, 'E2'),
+      fail('b', start - 1_000), fail('a', start - 1_000), fail('c', start - 1_000),
+      fail('up', start - 500), ok('up', start - 400),
+    ]);
+    const [c, b, a] = ['c', 'b', 'a'].map((requestId) => ({ requestId, at: start - 1_000, code: 'E' }));
+    const mid = { requestId: 'mid', at: start - 20 * 60_000, code: 'E2' };
+    const old = { requestId: 'old', at: start - 40 * 60_000, code: 'E1' };
+    expect(await pulse.failures('alipay', { window: '1h' })).toEqual([c, b, a, mid, old]);
+    expect(await pulse.failures('alipay', { window: '30m' })).toEqual([c, b, a, mid]);
+    expect(await pulse.failures('alipay', { window: '1h', limit: 2 })).toEqual([c, b]);
+    await pulse.record(ok('b', start - 100));
+    expect(await pulse.failures('alipay', { window: '1h', limit: 3 })).toEqual([c, a, mid]);
+    await pulse.close();
+  });
+
   it('answers last-N over the newest n outcomes by completion time, and null with no data', async () => {
     const { pulse } = await engine.make();
     expect(await pulse.lastN('alipay', { n: 3 })).toMatchObject({ total: 0, rate: null, low: null, sufficient: false });

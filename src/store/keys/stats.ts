@@ -9,7 +9,8 @@
 //   pend, pinfo                     pending requests: deadline, and ledger shard, key and series for the sweep
 //   n:<series>                      newest terminal outcomes (last-N)     (zset, zset-sharded)
 //   d:<series>:<second>             one second's outcomes in order (last-N)  (buckets)
-//   fail                            newest failed requests (drill-down)
+//   fail                            newest failed requests (drill-down)   (zset, zset-sharded)
+//   fl:<second>                     one second's failed requests (drill-down)  (buckets)
 // Every key gets a TTL when written.
 import { slotPrefix } from './index.js';
 

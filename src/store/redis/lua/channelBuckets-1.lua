@@ -7,5 +7,6 @@
 --@include lastn-seconds.lua
 --@include count-buckets.lua
 --@include zadds.lua
+--@include failures-log.lua
 --@include outcome.lua
 --@include ops.lua

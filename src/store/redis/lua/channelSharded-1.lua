@@ -7,5 +7,6 @@
 --@include count-sharded.lua
 --@include zadds.lua
 --@include lastn-zset.lua
+--@include failures-zset.lua
 --@include outcome.lua
 --@include ops.lua

@@ -6,5 +6,6 @@
 --@include chunked.lua
 --@include zadds.lua
 --@include lastn-zset.lua
+--@include failures-zset.lua
 --@include outcome.lua
 --@include ops.lua

@@ -50,6 +50,11 @@ local function split(text, sep)
   end
 end
 
+-- The TTL of a key holding one second's data, kept while the second is within the dedup horizon.
+local function secondTtlSec(sec)
+  return math.ceil((sec * 1000 + 1000 + horizon - now) / 1000) + 60
+end
+
 -- Keys whose TTL this call has set already: one EXPIRE per key per call, not per write.
 local expiring = {}
 local function keepFor(key, ttlSec)

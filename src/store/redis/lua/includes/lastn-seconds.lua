@@ -31,8 +31,7 @@ local function flushLastN()
   for _, key in ipairs(detailKeys) do
     local parts = details[key]
     redis.call('APPEND', key, table.concat(parts))
-    -- Kept while its second is within the horizon.
-    keepFor(key, math.ceil((parts.sec * 1000 + 1000 + horizon - now) / 1000) + 60)
+    keepFor(key, secondTtlSec(parts.sec))
   end
 end
 

@@ -73,7 +73,7 @@ if op == 'lastn' then
 end
 
 if op == 'failures' then
-  return redis.call('ZREVRANGEBYSCORE', failKey, int(now), ARGV[OP_ARGS], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[OP_ARGS + 1]))
+  return readFailures(tonumber(ARGV[OP_ARGS]), tonumber(ARGV[OP_ARGS + 1]))
 end
 
 if op == 'minutes' then

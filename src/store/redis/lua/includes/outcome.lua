@@ -1,19 +1,15 @@
--- What every strategy shares: the state machine of one request, pending requests and their timeouts,
--- and the newest failures per channel (drill-down). Needs from the strategy: writeIfNew and claim
--- (look up, and for a new request write its state when CLAIM_WRITES), lookup, saveState,
--- markStarted, forget, countTerminal, flushTerminal, the last-N hooks (addLastN, removeLastN,
--- flushLastN; lastn-*.lua), the CLIENT_COUNTS and CLAIM_WRITES constants and the `anyPending` flag.
+-- What every strategy shares: the state machine of one request, pending requests and their timeouts.
+-- Needs from the strategy: writeIfNew and claim (look up, and for a new request write its state when
+-- CLAIM_WRITES), lookup, saveState, markStarted, forget, countTerminal, flushTerminal, the last-N
+-- hooks (addLastN, removeLastN, flushLastN; lastn-*.lua), the failure hooks (noteFailure,
+-- unnoteFailure, flushFailures, and readFailures for ops.lua; failures-*.lua), the CLIENT_COUNTS
+-- and CLAIM_WRITES constants and the `anyPending` flag.
 --
 -- `o.counted`: the client has counted this terminal outcome already, as if it were new (strategies
 -- with CLIENT_COUNTS, see count-buckets.lua). Every path that accepts the outcome keeps that count;
 -- the duplicate path takes it back.
 local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
 local pendInfoKey = prefix .. 'pinfo' -- hash: request id → ledger shard \t its key \t series…, for the timeout sweep
-local failKey = prefix .. 'fail'      -- zset: `<id>\t<code>` → at, requests whose final status is failure
-
-local function noteFailure(id, code, at)
-  queueZadd(failKey, id .. '\t' .. code, at)
-end
 
 -- `stateSaved`: the strategy's claim() has already written the request's state.
 local function addTerminal(o, status, at, code, started, foundIn, stateSaved)
@@ -32,16 +28,7 @@ end
 local function removeFailure(o, at)
   countTerminal(o, FAILURE, at, -1)
   removeLastN(o, FAILURE, at)
-  local prefixOfId = o.id .. '\t'
-  for _, member in ipairs(redis.call('ZRANGEBYSCORE', failKey, at, at)) do
-    if string.sub(member, 1, #prefixOfId) == prefixOfId then removeMember(failKey, member) end
-  end
-  local entries = zadds[failKey]
-  if entries then
-    for member in pairs(entries) do
-      if string.sub(member, 1, #prefixOfId) == prefixOfId then entries[member] = nil end
-    end
-  end
+  unnoteFailure(o, at)
 end
 
 local function startPending(o, stateSaved)
@@ -126,10 +113,6 @@ local function flushWrites()
   flushTerminal() -- before the tallies: `buckets` writes its counters through them
   flushTallies()
   flushZadds()
-  if zadds[failKey] then
-    redis.call('ZREMRANGEBYSCORE', failKey, '-inf', '(' .. int(forgetBefore))
-    redis.call('ZREMRANGEBYRANK', failKey, 0, -failuresMax - 1)
-    keepFor(failKey, retentionTtlSec)
-  end
+  flushFailures() -- after flushZadds: the sorted-set strategies trim what it wrote
   flushLastN()
 end
