@@ -3,6 +3,7 @@
 --@include header.lua
 --@include tally.lua
 --@include chunked.lua
+--@include appends.lua
 --@include ledger.lua
 --@include lastn-seconds.lua
 --@include count-buckets.lua

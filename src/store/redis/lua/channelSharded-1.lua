@@ -6,6 +6,7 @@
 --@include ledger.lua
 --@include count-sharded.lua
 --@include zadds.lua
+--@include appends.lua
 --@include lastn-zset.lua
 --@include failures-zset.lua
 --@include outcome.lua

@@ -5,6 +5,7 @@
 --@include count-zset.lua
 --@include chunked.lua
 --@include zadds.lua
+--@include appends.lua
 --@include lastn-zset.lua
 --@include failures-zset.lua
 --@include outcome.lua

@@ -1,26 +1,21 @@
 -- Newest failures per channel (drill-down) for strategy `buckets`, without a sorted set: inserting
 -- into one and trimming it cost ≈ 4 µs of Redis CPU per failure in the benchmark (cache misses in its
 -- skip list), ≈ 0.2 µs per outcome at 5 % failures. Instead each second's failed requests are appended,
--- once per call, to that second's log `fl:<second>`, kept while the second is within the horizon:
+-- once per call (appends.lua), to that second's log `fl:<second>`, kept while the second is within the horizon:
 --   `+<at>\t<id>\t<code>\n`  a failure;   `-<at>\t<id>\t\n`  that failure, upgraded to a success.
 -- Reading walks back from now over the seconds whose failure counters (tally.lua, the channel's
 -- series '') are not zero, so a quiet hour costs a few counter reads, not a read per second.
 -- All failures within the horizon are kept (≈ 50 B each); `failuresMax` bounds the sorted sets only.
-local failLogs, failLogSeconds = {}, {}
-
 local function failLogKey(sec)
   return prefix .. 'fl:' .. int(sec)
 end
 
+-- A call's failures mostly share their second: its key is built once, not per failure.
+local lastSec, lastKey
 local function logFailure(at, record)
   local sec = idiv(at, 1000)
-  local log = failLogs[sec]
-  if not log then
-    log = {}
-    failLogs[sec] = log
-    failLogSeconds[#failLogSeconds + 1] = sec
-  end
-  log[#log + 1] = record
+  if sec ~= lastSec then lastSec, lastKey = sec, failLogKey(sec) end
+  queueAppend(lastKey, sec, record)
 end
 
 local function noteFailure(id, code, at)
@@ -32,13 +27,7 @@ local function unnoteFailure(o, at)
   logFailure(at, '-' .. int(at) .. '\t' .. o.id .. '\t\n')
 end
 
-local function flushFailures()
-  for _, sec in ipairs(failLogSeconds) do
-    local key = failLogKey(sec)
-    redis.call('APPEND', key, table.concat(failLogs[sec]))
-    keepFor(key, secondTtlSec(sec))
-  end
-end
+local function flushFailures() end -- the log is written with the call's other appends
 
 -- The failures of one second still standing, with at in [fromMs, now]: newest first, and at the same
 -- ms in the order ZREVRANGEBYSCORE gives equal scores (members `<id>\t<code>` in reverse).

@@ -6,34 +6,18 @@
 -- (an upgraded failure is taken out by a `removed` record). Newest first means the later ms first,
 -- and at the same ms successes before failures: the order of seed 003's score at·2 + success.
 -- count-buckets.lua writes the records as it counts each outcome; last-N has nothing more to note.
-local details, detailKeys = {}, {}
-
 local function detailKey(series, sec)
   return prefix .. 'd:' .. series .. ':' .. int(sec)
 end
 
--- Adds records (2 bytes each) to one second's detail, written at the end of the call.
+-- Adds records (2 bytes each) to one second's detail, written at the end of the call (appends.lua).
 local function appendDetail(series, sec, records)
-  local key = detailKey(series, sec)
-  local parts = details[key]
-  if not parts then
-    parts = { sec = sec }
-    details[key] = parts
-    detailKeys[#detailKeys + 1] = key
-  end
-  parts[#parts + 1] = records
+  queueAppend(detailKey(series, sec), sec, records)
 end
 
 local function addLastN() end
 local function removeLastN() end
-
-local function flushLastN()
-  for _, key in ipairs(detailKeys) do
-    local parts = details[key]
-    redis.call('APPEND', key, table.concat(parts))
-    keepFor(key, secondTtlSec(parts.sec))
-  end
-end
+local function flushLastN() end
 
 -- Successes and failures per ms of one second, from its detail string.
 local function secondDetail(series, sec)

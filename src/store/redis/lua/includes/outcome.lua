@@ -3,7 +3,8 @@
 -- CLAIM_WRITES), lookup, saveState, markStarted, forget, countTerminal, flushTerminal, the last-N
 -- hooks (addLastN, removeLastN, flushLastN; lastn-*.lua), the failure hooks (noteFailure,
 -- unnoteFailure, flushFailures, and readFailures for ops.lua; failures-*.lua), the CLIENT_COUNTS
--- and CLAIM_WRITES constants and the `anyPending` flag.
+-- and CLAIM_WRITES constants and the `anyPending` flag. Writes gathered over the call (zadds.lua,
+-- appends.lua) are sent at its end, by flushWrites.
 --
 -- `o.counted`: the client has counted this terminal outcome already, as if it were new (strategies
 -- with CLIENT_COUNTS, see count-buckets.lua). Every path that accepts the outcome keeps that count;
@@ -113,6 +114,7 @@ local function flushWrites()
   flushTerminal() -- before the tallies: `buckets` writes its counters through them
   flushTallies()
   flushZadds()
+  flushAppends()
   flushFailures() -- after flushZadds: the sorted-set strategies trim what it wrote
   flushLastN()
 end
