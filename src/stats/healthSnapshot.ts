@@ -1,0 +1,159 @@
+// One periodic health snapshot per process: every channel's configured windows (and its known dims series),
+// read once per interval. The stream, /v1/channels, the alert evaluator and the router's cache all read this
+// snapshot, so the store's read load is one refresh per interval whatever the number of readers
+// (docs/architecture.md, "One health snapshot").
+import type { Clock } from '../clock.js';
+import type { StatsStore } from '../store/port.js';
+import type { PulseLogger, Rate } from '../types.js';
+import { toRate } from './rate.js';
+import { parseWindow } from './windows.js';
+
+export interface SeriesHealth {
+  /** Absent for the channel itself. */
+  dims?: Record<string, string>;
+  /** By window label ('1m', '5m' …), each a full Rate. */
+  rates: Record<string, Rate>;
+}
+
+export interface ChannelHealth extends SeriesHealth {
+  channel: string;
+  /** The channel's dims series known to this process, each with the same windows. */
+  series: SeriesHealth[];
+}
+
+export interface HealthSnapshot {
+  /** Clock time the counts are for. */
+  asOf: number;
+  /** How long the reads took, in wall-clock ms. */
+  durationMs: number;
+  channels: ReadonlyMap<string, ChannelHealth>;
+}
+
+export interface SnapshotStatus {
+  /** Clock time of the newest complete snapshot, or null before the first. */
+  lastAsOf: number | null;
+  /** The last refresh failed (store unreachable): readers hold the previous snapshot and must not act on it. */
+  failing: boolean;
+  /** A refresh took longer than the interval: the snapshot is older than promised. */
+  overrun: boolean;
+  lastError?: string;
+}
+
+/** Dims series a channel is known to have: `series` ids (`currency=BRL,method=card`) mapped to their dims. */
+export interface SeriesSource {
+  seriesOf(channel: string): Array<{ id: string; dims: Record<string, string> }>;
+}
+
+export interface HealthSnapshotOptions {
+  store: Pick<StatsStore, 'listChannels' | 'readWindows'>;
+  clock: Clock;
+  /** Window labels every snapshot holds: the configured windows and whatever alerts and routing need. */
+  windows: string[];
+  minSamples: number;
+  /** Channels seen within this long are in the snapshot (the dedup horizon). */
+  horizonMs: number;
+  intervalMs: number;
+  series?: SeriesSource;
+  logger?: PulseLogger;
+  /** Concurrent store reads per refresh: enough to hide round trips, few enough not to flood the store. */
+  readConcurrency?: number;
+}
+
+export interface HealthSnapshots {
+  readonly windows: readonly string[];
+  /** The newest complete snapshot, or undefined before the first refresh succeeded. */
+  latest(): HealthSnapshot | undefined;
+  status(): SnapshotStatus;
+  /** Refreshes now (tests on virtual time call this instead of waiting for the timer). */
+  refresh(): Promise<HealthSnapshot | undefined>;
+  /** Called with each new complete snapshot; returns the unsubscribe function. */
+  onSnapshot(listener: (snapshot: HealthSnapshot) => void): () => void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSnapshots {
+  const { store, clock, minSamples, horizonMs, intervalMs, logger } = options;
+  const windows = [...new Set(options.windows)].sort((a, b) => parseWindow(a) - parseWindow(b));
+  const windowsSec = windows.map(parseWindow);
+  const concurrency = options.readConcurrency ?? 32;
+  const listeners = new Set<(snapshot: HealthSnapshot) => void>();
+  let latest: HealthSnapshot | undefined;
+  let status: SnapshotStatus = { lastAsOf: null, failing: false, overrun: false };
+  let running: Promise<HealthSnapshot | undefined> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function readSeries(channel: string, id: string, dims: Record<string, string> | undefined, now: number): Promise<SeriesHealth> {
+    const counts = await store.readWindows(channel, id, windowsSec, now);
+    const rates: Record<string, Rate> = {};
+    counts.forEach((c, i) => (rates[windows[i]!] = toRate(channel, dims, windows[i]!, c, minSamples, now)));
+    return dims ? { dims, rates } : { rates };
+  }
+
+  async function readChannel(channel: string, now: number): Promise<ChannelHealth> {
+    const known = options.series?.seriesOf(channel) ?? [];
+    const [own, ...series] = await Promise.all([
+      readSeries(channel, '', undefined, now),
+      ...known.map((s) => readSeries(channel, s.id, s.dims, now)),
+    ]);
+    return { channel, rates: own!.rates, series };
+  }
+
+  async function takeSnapshot(): Promise<HealthSnapshot | undefined> {
+    const started = performance.now();
+    const now = clock.now();
+    try {
+      const names = await store.listChannels(now - horizonMs, now);
+      const healths = await mapLimited(names, concurrency, (name) => readChannel(name, now));
+      const durationMs = performance.now() - started;
+      latest = { asOf: now, durationMs, channels: new Map(healths.map((h) => [h.channel, h])) };
+      if (status.failing) logger?.info({}, 'paypulse: health snapshot readable again');
+      status = { lastAsOf: now, failing: false, overrun: durationMs > intervalMs };
+      for (const listener of listeners) listener(latest);
+      return latest;
+    } catch (err) {
+      // Logged once per outage, not once an interval.
+      if (!status.failing) logger?.warn({ err: (err as Error).message }, 'paypulse: health snapshot failed; keeping the last one');
+      status = { ...status, failing: true, lastError: (err as Error).message };
+      return undefined;
+    }
+  }
+
+  return {
+    windows,
+    latest: () => latest,
+    status: () => status,
+    // A refresh due while the previous one still runs joins it: a slow store never gets a pile of reads.
+    refresh: () =>
+      (running ??= takeSnapshot().finally(() => {
+        running = null;
+      })),
+    onSnapshot(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    start() {
+      if (timer) return;
+      timer = setInterval(() => void this.refresh(), intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}
