@@ -1,8 +1,6 @@
 // The kit's port on Redis: each operation is one Lua script (src/store/redis/lua/kit/) or one command.
 // Every failure to reach Redis becomes StoreUnavailableError, so the kit can tell "held by someone else"
 // (a reply) from "store unavailable" (no reply) — the distinction node-redlock users ask for.
-import { ErrorReply } from 'redis';
-import { StoreUnavailableError } from '../../../errors.js';
 import type {
   AcquireLockReply,
   BeginIdempotentReply,
@@ -18,6 +16,7 @@ import type { RedisArg, RedisConnection, RedisReply } from '../connection.js';
 import { loadScript, type LuaScript } from '../scripts.js';
 import { InvalidationBus } from './invalidationBus.js';
 import { parseBucketFlat } from './replies.js';
+import { toStoreError } from '../storeErrors.js';
 
 const scripts = {
   acquireLock: loadScript('kit/acquireLock-2.lua'),
@@ -31,14 +30,6 @@ const scripts = {
   touchRecencyZset: loadScript('kit/touchRecencyZset-2.lua'),
   readRecencyZset: loadScript('kit/readRecencyZset-2.lua'),
 };
-
-/** Replies that mean "this server cannot serve right now", not "your script is wrong". */
-const transientReply = /^(LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|READONLY|NOREPLICAS)\b/;
-
-function toStoreError(err: unknown): unknown {
-  if (err instanceof ErrorReply && !transientReply.test(err.message)) return err; // a bug: let it show
-  return new StoreUnavailableError(err);
-}
 
 /** The cache's marker for "the loader found nothing" (seed 004 §4.2); values are prefixed so none can clash. */
 const emptyMarker = '0';
