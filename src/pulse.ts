@@ -5,6 +5,7 @@ import { systemClock } from './clock.js';
 import { createKit, type Kit } from './kit/index.js';
 import type { KitStore } from './kit/store.js';
 import { StatsEngine } from './stats/engine.js';
+import { createHealthSnapshots, type HealthSnapshots } from './stats/healthSnapshot.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
 import { MemoryKitStore } from './store/memory/kit/index.js';
 import { MemoryStatsStore } from './store/memory/statsStore.js';
@@ -21,6 +22,8 @@ export type Pulse = PulseStats &
     flushBuffer(): Promise<boolean>;
     /** Every configured window of one channel (or dims series) in one store call. */
     ratesOf(channel: string, dims?: Record<string, string>): ReturnType<StatsEngine['ratesOf']>;
+    /** The process's one health snapshot; started by whoever needs it live (service, alerts, routing). */
+    readonly snapshots: HealthSnapshots;
   };
 
 export interface CreatePulseHooks {
@@ -49,6 +52,15 @@ export async function createPulse(options: PulseOptions = {}, hooks: CreatePulse
   }
   const engine = new StatsEngine(statsStore, settings, clock, options.logger, hooks.onBatch);
   const kit = createKit({ store: kitStore, clock, namespace: settings.namespace });
+  const snapshots = createHealthSnapshots({
+    store: statsStore,
+    clock,
+    windows: settings.windows,
+    minSamples: settings.minSamples,
+    horizonMs: settings.horizonMs,
+    intervalMs: 1000,
+    logger: options.logger,
+  });
   const closeEngine = engine.close.bind(engine);
   return Object.assign(engine, {
     settings,
@@ -56,7 +68,9 @@ export async function createPulse(options: PulseOptions = {}, hooks: CreatePulse
     idempotency: kit.idempotency,
     cache: kit.cache,
     recency: kit.recency,
+    snapshots,
     close: async () => {
+      await snapshots.stop();
       await closeEngine();
       await kit.close();
       await kitStore.close();
