@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli.js';
+import { main } from '../dist/cli/index.js';
 main(process.argv).catch((err) => {
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);

@@ -3,7 +3,7 @@
 // engine and the payment safety kit share one connection and one clock.
 import { systemClock } from './clock.js';
 import { createKit, type Kit } from './kit/index.js';
-import type { KitStore } from './kit/store.js';
+import type { KitStore } from './store/ports/kit.js';
 import { StatsEngine } from './stats/engine.js';
 import { createHealthSnapshots, type HealthSnapshots } from './stats/healthSnapshot.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
@@ -12,7 +12,7 @@ import { MemoryStatsStore } from './store/memory/statsStore.js';
 import { RedisConnection } from './store/redis/connection.js';
 import { RedisKitStore } from './store/redis/kit/index.js';
 import { RedisStatsStore } from './store/redis/statsStore.js';
-import type { StatsStore } from './store/port.js';
+import type { StatsStore } from './store/ports/stats.js';
 import type { PulseOptions, PulseStats } from './types.js';
 
 export type Pulse = PulseStats &

@@ -8,8 +8,8 @@ import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { KitKeys } from '../store/keys/kit.js';
 import { invalidField } from './errors.js';
-import { BoundedLru, ConcurrencyLimit } from './l1.js';
-import type { InvalidationSubscription, KitStore } from './store.js';
+import { BoundedLru, ConcurrencyLimit } from './boundedLru.js';
+import type { InvalidationSubscription, KitStore } from '../store/ports/kit.js';
 import { encodeJson, nameLimits, normaliseName, positiveMs } from './validate.js';
 import { backoffMs, monotonicMs, sleep } from './wait.js';
 

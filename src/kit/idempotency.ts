@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { KitKeys } from '../store/keys/kit.js';
 import { IdempotencyMismatchError } from './errors.js';
-import type { KitStore } from './store.js';
+import type { KitStore } from '../store/ports/kit.js';
 import { encodeJson, nameLimits, normaliseName, positiveMs, waitMs } from './validate.js';
 import { backoffMs, monotonicMs, sleep } from './wait.js';
 

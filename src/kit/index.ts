@@ -6,7 +6,7 @@ import { createCache, type KitCache } from './cache.js';
 import { createIdempotency, type KitIdempotency } from './idempotency.js';
 import { createLock, type KitLock } from './lock.js';
 import { createRecency, type RecencyOptions, type RecencySet } from './recency.js';
-import type { KitStore } from './store.js';
+import type { KitStore } from '../store/ports/kit.js';
 import { positiveCount, positiveMs } from './validate.js';
 
 export interface KitCacheSettings {
@@ -75,7 +75,7 @@ export function createKit(options: KitOptions): Kit {
   };
 }
 
-export type { KitStore } from './store.js';
+export type { KitStore } from '../store/ports/kit.js';
 export type { KitLock, LockHandle, LockOptions, LockedWork } from './lock.js';
 export type { KitIdempotency, IdempotencyOptions, IdempotencyOutcome } from './idempotency.js';
 export type { KitCache, CacheOptions, CacheStats, Loader } from './cache.js';

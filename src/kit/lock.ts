@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { KitKeys } from '../store/keys/kit.js';
 import { LockHeldError, LockLostError } from './errors.js';
-import type { KitStore, LockKeys } from './store.js';
+import type { KitStore, LockKeys } from '../store/ports/kit.js';
 import { nameLimits, normaliseName, positiveMs, waitMs } from './validate.js';
 import { backoffMs, monotonicMs, sleep } from './wait.js';
 

@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.js';
 import type { KitKeys } from '../store/keys/kit.js';
 import { invalidField } from './errors.js';
-import type { KitStore, RecencyEntry } from './store.js';
+import type { KitStore, RecencyEntry } from '../store/ports/kit.js';
 import { durationMs, encodeJson, nameLimits, normaliseName } from './validate.js';
 
 export type RecencyDesign = 'buckets' | 'zset';

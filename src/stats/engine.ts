@@ -2,7 +2,7 @@
 // fall back to the last known value (flagged stale) when the store cannot answer.
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError, ValidationError } from '../errors.js';
-import type { StatsStore } from '../store/port.js';
+import type { StatsStore } from '../store/ports/stats.js';
 import type {
   FailedRequest,
   MinuteCounts,

@@ -1,4 +1,4 @@
-import type { WindowCounts } from '../store/port.js';
+import type { WindowCounts } from '../store/ports/stats.js';
 import type { Rate } from '../types.js';
 import { wilson } from './wilson.js';
 

@@ -6,7 +6,7 @@
 // again (dedup makes a retry of a write that did land harmless). What overflows is dropped, counted
 // and logged, never silently.
 import type { Clock } from '../clock.js';
-import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/port.js';
+import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/ports/stats.js';
 import type { Outcome, PulseLogger, RecordResult } from '../types.js';
 import { hashId } from './hash.js';
 import type { SeriesPlan } from './series.js';

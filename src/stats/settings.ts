@@ -1,7 +1,7 @@
 // Turns PulseOptions into checked settings: defaults from the seeds and the issue, one clear
 // message per bad option.
 import { PayPulseError } from '../errors.js';
-import type { EngineSettings } from '../store/port.js';
+import type { EngineSettings } from '../store/ports/stats.js';
 import type { PulseOptions, Strategy } from '../types.js';
 import { namespacePattern } from '../store/keys/index.js';
 import { dimNamePattern } from './validate.js';

@@ -4,12 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { createKit, type Kit, type KitOptions } from '../../src/kit/index.js';
-import type { KitStore } from '../../src/kit/store.js';
+import type { KitStore } from '../../src/store/ports/kit.js';
 import { MemoryKitStore } from '../../src/store/memory/kit/index.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
 import { RedisKitStore } from '../../src/store/redis/kit/index.js';
 import { kitKeys } from '../../src/store/keys/kit.js';
-import { startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { startRedis, type LocalRedis } from '../support/redisServer.js';
 
 export type KitOverrides = Omit<Partial<KitOptions>, 'store' | 'clock' | 'namespace'>;
 

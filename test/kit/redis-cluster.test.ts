@@ -2,7 +2,7 @@
 // cross-slot, and invalidations published on one node reach a subscriber connected to another.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKit, type Kit } from '../../src/kit/index.js';
-import { startCluster, type LocalCluster } from '../../src/sim/redisServer.js';
+import { startCluster, type LocalCluster } from '../support/redisServer.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
 import { RedisKitStore } from '../../src/store/redis/kit/index.js';
 import { eventually, freshNamespace } from './engines.js';

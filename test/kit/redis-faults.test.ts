@@ -6,7 +6,7 @@ import { LockLostError } from '../../src/kit/errors.js';
 import { createKit, type Kit } from '../../src/kit/index.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
 import { RedisKitStore } from '../../src/store/redis/kit/index.js';
-import { startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { startRedis, type LocalRedis } from '../support/redisServer.js';
 import { eventually, freshNamespace, type KitOverrides } from './engines.js';
 
 let redis: LocalRedis;

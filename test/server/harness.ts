@@ -1,13 +1,13 @@
 // Builds the service app on either engine for route tests: the embedded store, or a redis-server of our own
 // on a free port (never 6379) with a fresh namespace per app. Time is a ManualClock; history is PGlite.
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ManualClock } from '../../src/clock.js';
 import { openHistory, startSnapshotJob, type HistoryStore, type SnapshotJob } from '../../src/history/index.js';
 import { createPulse, type Pulse } from '../../src/index.js';
 import { buildApp, type AppConfig } from '../../src/server/app.js';
 import { defaultConfig } from '../../src/server/config.js';
-import { startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { startRedis, type LocalRedis } from '../support/redisServer.js';
 import type { Outcome, PulseOptions } from '../../src/types.js';
 
 export const t0 = Date.UTC(2026, 2, 2, 9, 30);
@@ -80,6 +80,6 @@ export function outcome(clock: ManualClock, fields: Partial<Outcome> & { channel
   return { requestId: `r${++sequence}`, status: 'success', at: clock.now() - agoMs, ...fields };
 }
 
-export function post(app: FastifyInstance, body: unknown, headers: Record<string, string> = {}) {
+export function post(app: FastifyInstance, body: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   return app.inject({ method: 'POST', url: '/v1/outcomes', payload: body as object, headers });
 }

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHistory } from '../../src/history/index.js';
-import { startRedis } from '../../src/sim/redisServer.js';
+import { startRedis } from '../support/redisServer.js';
 import { engines, makeApp, outcome, post, type TestApp } from './harness.js';
 
 const hasPromtool = spawnSync('promtool', ['--version']).status === 0;

@@ -10,7 +10,7 @@ import { startService, type RunningService } from '../../src/server/service.js';
 import { createTestDatabase, type TestDatabase } from '../history/databases.js';
 import { pino } from 'pino';
 import { createPulse } from '../../src/index.js';
-import { startRedis } from '../../src/sim/redisServer.js';
+import { startRedis } from '../support/redisServer.js';
 import { engines } from './harness.js';
 
 const silent = pino({ level: 'silent' });

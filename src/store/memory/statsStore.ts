@@ -9,7 +9,7 @@ import {
   type StatsStore,
   type StoredOutcome,
   type WindowCounts,
-} from '../port.js';
+} from '../ports/stats.js';
 import { SecondCounters, type CountField } from './counters.js';
 import { SortedList } from './sorted.js';
 

@@ -4,7 +4,7 @@
 // The same rules as the script's, from the same `now`: nothing before the retention counts, and
 // nothing before the dedup horizon gets a last-N record (no outcome that old reaches the store, but
 // the rules stay one).
-import { StatusCode, type EngineSettings, type StoredOutcome } from '../port.js';
+import { StatusCode, type EngineSettings, type StoredOutcome } from '../ports/stats.js';
 
 export interface SecondCounts {
   group: number;

@@ -1,7 +1,7 @@
 // The Redis engine of the success-rate port: one Lua call per channel and operation.
 import type { FailedRequest, MinuteCounts } from '../../types.js';
 import { channelPrefix, channelsKey, ledgerKey } from '../keys/stats.js';
-import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoredOutcome, type WindowCounts } from '../port.js';
+import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';

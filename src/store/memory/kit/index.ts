@@ -12,7 +12,7 @@ import type {
   LockKeys,
   RecencyEntry,
   RecencyKeys,
-} from '../../../kit/store.js';
+} from '../../ports/kit.js';
 import { ExpiringMap } from './expiringMap.js';
 import { MemoryRecencyBuckets, MemoryRecencyZset } from './recency.js';
 

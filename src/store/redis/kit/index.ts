@@ -11,7 +11,7 @@ import type {
   LockKeys,
   RecencyEntry,
   RecencyKeys,
-} from '../../../kit/store.js';
+} from '../../ports/kit.js';
 import type { RedisArg, RedisConnection, RedisReply } from '../connection.js';
 import { loadScript, type LuaScript } from '../scripts.js';
 import { InvalidationBus } from './invalidationBus.js';

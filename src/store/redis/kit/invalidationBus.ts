@@ -3,7 +3,7 @@
 // Messages published while this subscriber is disconnected are lost; so whenever it reconnects, every
 // listener is told to `reset()` (drop its local tier), and `isLive()` is false while it is away.
 import type { RedisClientType, RedisClusterType } from 'redis';
-import type { InvalidationHandlers, InvalidationSubscription } from '../../../kit/store.js';
+import type { InvalidationHandlers, InvalidationSubscription } from '../../ports/kit.js';
 
 type AnyClient = RedisClientType | RedisClusterType;
 

@@ -1,5 +1,5 @@
 // Turns a recency bucket's HGETALL reply ({id, "<at>|<meta>", …}) into entries.
-import type { RecencyEntry } from '../../../kit/store.js';
+import type { RecencyEntry } from '../../ports/kit.js';
 
 export function parseBucketFlat(flat: string[]): RecencyEntry[] {
   const entries: RecencyEntry[] = [];

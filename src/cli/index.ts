@@ -1,0 +1,81 @@
+// The `paypulse` command.
+import { Command, InvalidArgumentError } from 'commander';
+
+function int(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number');
+  return n;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('paypulse').description('Real-time payment channel success rates on Redis');
+
+  program
+    .command('demo')
+    .description('run the service with simulated traffic and a scripted incident; prints the dashboard URL')
+    .option('--config <file>', 'JSON or YAML configuration file (or PAYPULSE_CONFIG)')
+    .option('--port <port>', 'HTTP port (default 8080, or PORT)', int)
+    .option('--seed <n>', 'traffic seed', int)
+    .option('--incident-every <seconds>', 'one channel degrades this often', int, 240)
+    .option('--no-table', 'do not print the live table in the terminal')
+    .action(async (o) => {
+      const { demoCommand } = await import('./commands.js');
+      const { createTraffic } = await import('../sim/traffic.js');
+      const { startLiveTable } = await import('./liveTable.js');
+      const traffic = createTraffic({ seed: o.seed ?? Date.now() % 100_000, incidentEveryMs: o.incidentEvery * 1000 });
+      // Logs go to stdout as JSON; in the demo only warnings, so the table stays readable.
+      const logLevel = process.env.PAYPULSE_LOG_LEVEL ? undefined : ('warn' as const);
+      const { loadConfig } = await import('../server/config.js');
+      const configOptions = { configPath: o.config, overrides: { port: o.port, logLevel } };
+      const { thresholds } = loadConfig(configOptions);
+      const demo = await demoCommand({ ...configOptions, traffic });
+      if (o.table) {
+        const stop = startLiveTable(demo.pulse, thresholds, () => {
+          const incident = traffic.incidentAt(Date.now());
+          return incident ? `incident: ${incident.channel} is degraded` : `one channel degrades every ${o.incidentEvery} s`;
+        });
+        process.once('SIGINT', stop);
+      }
+    });
+
+  program
+    .command('serve')
+    .description('run the HTTP service (configuration from the environment and --config)')
+    .option('--config <file>', 'JSON or YAML configuration file (or PAYPULSE_CONFIG)')
+    .option('--port <port>', 'HTTP port (or PORT)', int)
+    .option('--host <host>', 'address to bind (or HOST); outside loopback PAYPULSE_TOKEN is required')
+    .action(async (o) => {
+      const { serveCommand } = await import('./commands.js');
+      await serveCommand({ configPath: o.config, overrides: { port: o.port, host: o.host } });
+    });
+
+  program
+    .command('simulate')
+    .description('send simulated traffic to a running service')
+    .requiredOption('--target <url>', 'service URL, e.g. http://127.0.0.1:8080')
+    .option('--token <token>', 'bearer token (or PAYPULSE_TOKEN)')
+    .option('--seed <n>', 'traffic seed', int)
+    .option('--volume <factor>', "scale every channel's volume", Number)
+    .option('--incident-every <seconds>', 'one channel degrades this often', int, 240)
+    .action(async (o) => {
+      const { simulateCommand } = await import('./commands.js');
+      const { createTraffic } = await import('../sim/traffic.js');
+      simulateCommand({
+        target: o.target,
+        token: o.token ?? process.env.PAYPULSE_TOKEN,
+        traffic: createTraffic({ seed: o.seed ?? 1, volume: o.volume, incidentEveryMs: o.incidentEvery * 1000 }),
+      });
+    });
+
+  program
+    .command('top')
+    .description('live channel table of a running service')
+    .option('--target <url>', 'service URL', 'http://127.0.0.1:8080')
+    .option('--once', 'print once and exit')
+    .action(async (o) => {
+      const { runTop } = await import('./top.js');
+      await runTop({ target: o.target, once: o.once });
+    });
+
+  await program.parseAsync(argv);
+}

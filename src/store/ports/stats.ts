@@ -1,0 +1,79 @@
+// The storage port of the success-rate engine: a handful of atomic operations named after what they do.
+// The Redis engine runs each as one Lua script call per channel; the memory engine as one function.
+// Both pass the same conformance suite (test/conformance). Stats code never imports a Redis client.
+import type { FailedRequest, MinuteCounts, Strategy } from '../../types.js';
+
+/** 1 pending, 2 failure, 3 success: the order is the precedence (a success is never downgraded). */
+export const enum StatusCode {
+  Pending = 1,
+  Failure = 2,
+  Success = 3,
+}
+
+/** What one outcome did; `stale` is decided before the store and never reaches it. */
+export const enum RecordCode {
+  Accepted = 0,
+  Duplicate = 1,
+  Corrected = 2,
+}
+
+/** A validated outcome as the store takes it. */
+export interface StoredOutcome {
+  requestId: string;
+  status: StatusCode;
+  at: number;
+  /** '' when none. */
+  code: string;
+  /** Series the outcome counts in: the channel ('') first, then its dimension series. */
+  series: string[];
+  /** hash(requestId): picks the request's ledger shard. */
+  hash: number;
+}
+
+export interface WindowCounts {
+  success: number;
+  failure: number;
+  started: number;
+  pending: number;
+}
+
+export interface EngineSettings {
+  namespace: string;
+  strategy: Strategy;
+  pendingTimeoutMs: number;
+  /** Dedup horizon: a request's state is remembered this long after its last `at`. */
+  horizonMs: number;
+  skewToleranceMs: number;
+  /** How long per-second and per-minute counts are kept (≥ 2 h, seed 000 §4.3). */
+  retentionMs: number;
+  /** Newest terminal outcomes kept per series for last-N (seed 003 keeps 2,000). */
+  lastNMax: number;
+  /** Newest failed requests kept per channel for drill-down by the sorted-set strategies; `buckets` keeps every one within the horizon (failures-log.lua). */
+  failuresMax: number;
+  /** Ledger hashes per generation; small hashes stay in Redis's compact listpack encoding. */
+  ledgerShards: number;
+  /** Hash shards per minute key of `zset-sharded` (seed 000 §4.1). */
+  zsetShards: number;
+}
+
+export interface StatsStore {
+  readonly kind: 'redis' | 'redis-cluster' | 'memory';
+  /**
+   * Applies one channel's outcomes in order at `now` (timeouts due by `now` first). One code per outcome.
+   * Rejects when the store takes longer than `timeoutMs` (the caller then buffers: fail open).
+   */
+  recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]>;
+  /** Counts of one series for each window (seconds), ending at `now`. */
+  readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]>;
+  /** Successes and failures among the newest `n` terminal outcomes up to `now`. */
+  readLastN(channel: string, series: string, n: number, now: number): Promise<{ success: number; failure: number }>;
+  /** Newest requests whose final status is failure, with `at` in [fromMs, now]. */
+  readFailures(channel: string, fromMs: number, now: number, limit: number): Promise<FailedRequest[]>;
+  /** Per-minute counts for the minutes starting in [fromMs, toMs]. */
+  readMinutes(channel: string, series: string, fromMs: number, toMs: number, now: number): Promise<MinuteCounts[]>;
+  /** Remembers that channels were seen at `now` (for `rates()` and `channels()`). */
+  touchChannels(channels: string[], now: number, timeoutMs: number): Promise<void>;
+  /** Channels seen since `sinceMs`, sorted. */
+  listChannels(sinceMs: number, now: number): Promise<string[]>;
+  close(): Promise<void>;
+}
