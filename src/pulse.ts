@@ -3,57 +3,155 @@
 // engine and the payment safety kit share one connection and one clock.
 import { systemClock } from './clock.js';
 import { createKit, type Kit } from './kit/index.js';
-import type { KitStore } from './store/ports/kit.js';
-import { StatsEngine } from './stats/engine.js';
+import { observeRecord, observeStoreCall, type PulseObserver } from './observer.js';
+import { SuccessRateEngine } from './stats/engine.js';
 import { createHealthSnapshots, type HealthSnapshots } from './stats/healthSnapshot.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
 import { MemoryKitStore } from './store/memory/kit/index.js';
 import { MemoryStatsStore } from './store/memory/statsStore.js';
+import type { KitStore } from './store/ports/kit.js';
+import type { StatsStore } from './store/ports/stats.js';
 import { RedisConnection } from './store/redis/connection.js';
 import { RedisKitStore } from './store/redis/kit/index.js';
 import { RedisStatsStore } from './store/redis/statsStore.js';
-import type { StatsStore } from './store/ports/stats.js';
-import type { PulseOptions, PulseStats } from './types.js';
+import type {
+  FailedRequest,
+  MinuteCounts,
+  Outcome,
+  PulseHealth,
+  PulseOptions,
+  Rate,
+  RecordManyResult,
+  RecordResult,
+  SuccessRates,
+  WindowQuery,
+} from './types.js';
 
-export type Pulse = PulseStats &
-  Omit<Kit, 'close'> & {
-    readonly settings: Readonly<ResolvedSettings>;
-    /** Writes outcomes buffered during a store outage now; false while the store still fails. */
-    flushBuffer(): Promise<boolean>;
-    /** Every configured window of one channel (or dims series) in one store call. */
-    ratesOf(channel: string, dims?: Record<string, string>): ReturnType<StatsEngine['ratesOf']>;
-    /** The process's one health snapshot; started by whoever needs it live (service, alerts, routing). */
-    readonly snapshots: HealthSnapshots;
-  };
+export type { PulseObserver } from './observer.js';
 
-export interface CreatePulseHooks {
-  /** Observes each written batch (size, duration in ms), for metrics. */
-  onBatch?: (size: number, ms: number) => void;
+function summaryOf(r: RecordResult): RecordManyResult {
+  return { accepted: r.accepted, duplicates: r.duplicate, corrected: r.corrected, stale: r.stale, buffered: r.buffered, dropped: r.dropped };
 }
 
-export async function createPulse(options: PulseOptions = {}, hooks: CreatePulseHooks = {}): Promise<Pulse> {
+/**
+ * The library object: the success-rate engine and the payment safety kit side by side. Every store-backed
+ * call of the engine is reported to the observer. A new part (a router, alerts) is one more member here,
+ * built in createPulse and closed in close().
+ */
+export class Pulse implements SuccessRates {
+  readonly windows: string[];
+  readonly lock: Kit['lock'];
+  readonly idempotency: Kit['idempotency'];
+  readonly cache: Kit['cache'];
+  readonly recency: Kit['recency'];
+
+  constructor(
+    private readonly engine: SuccessRateEngine,
+    private readonly kit: Kit,
+    /** The process's one health snapshot; started by whoever needs it live (service, alerts, routing). */
+    readonly snapshots: HealthSnapshots,
+    readonly settings: Readonly<ResolvedSettings>,
+    private readonly observer: PulseObserver,
+    /** Closes what the parts share (the stores, the connection), after the parts. */
+    private readonly closeShared: () => Promise<void>,
+  ) {
+    this.windows = engine.windows;
+    this.lock = kit.lock;
+    this.idempotency = kit.idempotency;
+    this.cache = kit.cache;
+    this.recency = kit.recency;
+  }
+
+  record(outcome: Outcome): Promise<RecordResult> {
+    return observeRecord(this.observer, 'record', [outcome], () => this.engine.record(outcome), summaryOf);
+  }
+
+  recordMany(outcomes: Outcome[]): Promise<RecordManyResult> {
+    return observeRecord(this.observer, 'recordMany', outcomes, () => this.engine.recordMany(outcomes), (r) => r);
+  }
+
+  rate(channel: string, query?: WindowQuery): Promise<Rate> {
+    return observeStoreCall(this.observer, 'rate', () => this.engine.rate(channel, query));
+  }
+
+  lastN(channel: string, query: { n: number; dims?: Record<string, string> }): Promise<Rate> {
+    return observeStoreCall(this.observer, 'lastN', () => this.engine.lastN(channel, query));
+  }
+
+  rates(query?: { window?: string }): Promise<Rate[]> {
+    return observeStoreCall(this.observer, 'rates', () => this.engine.rates(query));
+  }
+
+  /** Every configured window of one channel (or dims series) in one store call. */
+  ratesOf(channel: string, dims?: Record<string, string>): Promise<Rate[]> {
+    return this.engine.ratesOf(channel, dims);
+  }
+
+  failures(channel: string, query?: { window?: string; limit?: number }): Promise<FailedRequest[]> {
+    return observeStoreCall(this.observer, 'failures', () => this.engine.failures(channel, query));
+  }
+
+  minutes(channel: string, query: { from: number; to: number; dims?: Record<string, string> }): Promise<MinuteCounts[]> {
+    return observeStoreCall(this.observer, 'minutes', () => this.engine.minutes(channel, query));
+  }
+
+  channels(): Promise<string[]> {
+    return observeStoreCall(this.observer, 'channels', () => this.engine.channels());
+  }
+
+  health(): PulseHealth {
+    return this.engine.health();
+  }
+
+  /** Writes outcomes buffered during a store outage now; false while the store still fails. */
+  flushBuffer(): Promise<boolean> {
+    return this.engine.flushBuffer();
+  }
+
+  async close(): Promise<void> {
+    await this.snapshots.stop();
+    await this.engine.close();
+    await this.kit.close();
+    await this.closeShared();
+  }
+}
+
+interface Stores {
+  stats: StatsStore;
+  kit: KitStore;
+  close(): Promise<void>;
+}
+
+async function openStores(options: PulseOptions, settings: ResolvedSettings): Promise<Stores> {
+  if (!options.redis) {
+    const kit = new MemoryKitStore({ clock: options.clock ?? systemClock });
+    return { stats: new MemoryStatsStore(settings), kit, close: () => kit.close() };
+  }
+  const redis = await RedisConnection.connect({
+    url: options.redis,
+    cluster: options.cluster,
+    commandTimeoutMs: 1000,
+    onError: (err) => options.logger?.warn({ err: err.message }, 'paypulse: redis connection error'),
+  });
+  const kit = new RedisKitStore(redis);
+  return {
+    stats: new RedisStatsStore(redis, settings),
+    kit,
+    close: async () => {
+      await kit.close();
+      await redis.close();
+    },
+  };
+}
+
+export async function createPulse(options: PulseOptions = {}, observer: PulseObserver = {}): Promise<Pulse> {
   const settings = resolveSettings(options);
   const clock = options.clock ?? systemClock;
-  let statsStore: StatsStore;
-  let kitStore: KitStore;
-  let redis: RedisConnection | undefined;
-  if (options.redis) {
-    redis = await RedisConnection.connect({
-      url: options.redis,
-      cluster: options.cluster,
-      commandTimeoutMs: 1000,
-      onError: (err) => options.logger?.warn({ err: err.message }, 'paypulse: redis connection error'),
-    });
-    statsStore = new RedisStatsStore(redis, settings);
-    kitStore = new RedisKitStore(redis);
-  } else {
-    statsStore = new MemoryStatsStore(settings);
-    kitStore = new MemoryKitStore({ clock });
-  }
-  const engine = new StatsEngine(statsStore, settings, clock, options.logger, hooks.onBatch);
-  const kit = createKit({ store: kitStore, clock, namespace: settings.namespace });
+  const stores = await openStores(options, settings);
+  const engine = new SuccessRateEngine(stores.stats, settings, clock, options.logger, observer.onBatch?.bind(observer));
+  const kit = createKit({ store: stores.kit, clock, namespace: settings.namespace });
   const snapshots = createHealthSnapshots({
-    store: statsStore,
+    store: stores.stats,
     clock,
     windows: settings.windows,
     minSamples: settings.minSamples,
@@ -61,20 +159,5 @@ export async function createPulse(options: PulseOptions = {}, hooks: CreatePulse
     intervalMs: 1000,
     logger: options.logger,
   });
-  const closeEngine = engine.close.bind(engine);
-  return Object.assign(engine, {
-    settings,
-    lock: kit.lock,
-    idempotency: kit.idempotency,
-    cache: kit.cache,
-    recency: kit.recency,
-    snapshots,
-    close: async () => {
-      await snapshots.stop();
-      await closeEngine();
-      await kit.close();
-      await kitStore.close();
-      await redis?.close();
-    },
-  }) as Pulse;
+  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close());
 }

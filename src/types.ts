@@ -118,8 +118,8 @@ export interface WindowQuery {
   dims?: Record<string, string>;
 }
 
-/** The library object `createPulse()` returns (the kit's lock/idempotency/cache/recency join it). */
-export interface PulseStats {
+/** Recording outcomes and reading success rates: what the Pulse and the read routes offer over the stats engine. */
+export interface SuccessRates {
   record(outcome: Outcome): Promise<RecordResult>;
   recordMany(outcomes: Outcome[]): Promise<RecordManyResult>;
   rate(channel: string, query?: WindowQuery): Promise<Rate>;

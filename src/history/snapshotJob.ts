@@ -2,13 +2,13 @@
 // Each run rewrites the last few minutes as well as the new one, because a late callback (or a failure
 // upgraded to a success) changes a minute after it was first copied; unchanged rows are not rewritten.
 import type { Clock } from '../clock.js';
-import type { PulseLogger, PulseStats } from '../types.js';
+import type { PulseLogger, SuccessRates } from '../types.js';
 import type { HistoryStore, MinuteSnapshot } from './historyStore.js';
 
 const minuteMs = 60_000;
 
 export interface SnapshotJobOptions {
-  pulse: Pick<PulseStats, 'channels' | 'minutes'>;
+  pulse: Pick<SuccessRates, 'channels' | 'minutes'>;
   history: HistoryStore;
   clock: Clock;
   /** How often to copy. Default 10 s: the dashboard's back-fill is then at most that old. */

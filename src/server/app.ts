@@ -6,15 +6,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
 import type { HistoryStore, SnapshotJob } from '../history/index.js';
-import type { PulseStats } from '../types.js';
+import type { Pulse } from '../pulse.js';
 import { requireTokenForWrites } from './auth.js';
 import type { ServiceConfig } from './config.js';
 import { registerDashboard } from './dashboard.js';
 import { acceptGzipBodies } from './gzipBodies.js';
 import { installErrorHandlers } from './httpErrors.js';
-import { instrumentPulse } from './metrics/instrumentPulse.js';
-import { coalesceReads, type ReadCoalescer } from './readCoalescer.js';
-import { createServiceMetrics, type ServiceMetrics } from './metrics/serviceMetrics.js';
+import type { ServiceMetrics } from './metrics/serviceMetrics.js';
+import { ReadCoalescer } from './readCoalescer.js';
 import { registerChannelRoutes } from './routes/channels.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -24,13 +23,15 @@ import { sharedSchemas } from './schemas.js';
 import { EventHub } from './stream/eventHub.js';
 import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 
-/** Issue 3: "Bodies over 5 MB → 413". */
+/** Bodies over 5 MB are refused with 413: the largest batch a client needs is far smaller. */
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
 export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents'> & { token?: string };
 
-export interface BuildAppOptions<P extends PulseStats = PulseStats> {
-  pulse: P;
+export interface BuildAppOptions {
+  pulse: Pulse;
+  /** The metrics whose observer the pulse was created with (createPulse(options, metrics.observer)). */
+  metrics: ServiceMetrics;
   history: HistoryStore;
   config: AppConfig;
   /** A pino logger; none: silent (tests). */
@@ -42,9 +43,11 @@ export interface BuildAppOptions<P extends PulseStats = PulseStats> {
 }
 
 /** What the app adds to Fastify, for startService, the demo and later issues (alerts publish on `hub`). */
-export interface PaypulseContext<P extends PulseStats = PulseStats> {
-  /** The pulse with metrics and read coalescing around it: record through this one so the counters move. */
-  pulse: P;
+export interface PaypulseContext {
+  /** The library object the app serves. */
+  pulse: Pulse;
+  /** The pulse's recording and reads with identical concurrent reads collapsed: what the routes use. */
+  reads: ReadCoalescer;
   hub: EventHub;
   ticker: RatesTicker;
   metrics: ServiceMetrics;
@@ -58,8 +61,8 @@ declare module 'fastify' {
   }
 }
 
-export async function buildApp<P extends PulseStats>(options: BuildAppOptions<P>): Promise<FastifyInstance> {
-  const { history, config, logger, snapshots } = options;
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { pulse, metrics, history, config, logger, snapshots } = options;
   const clock = options.clock ?? systemClock;
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
@@ -71,19 +74,12 @@ export async function buildApp<P extends PulseStats>(options: BuildAppOptions<P>
   });
 
   const hub = new EventHub({ maxEvents: config.streamReplayEvents });
-  let coalescer: ReadCoalescer<P> | undefined;
-  const metrics = createServiceMetrics({
-    pulse: options.pulse,
-    hub,
-    history: () => snapshots?.stats,
-    coalescedReads: () => coalescer?.joined,
-  });
-  // Metrics see every store call that is really made; coalescing sits on top, so joined reads cost nothing.
-  coalescer = coalesceReads(instrumentPulse(options.pulse, metrics.observer));
-  const pulse = coalescer.pulse;
-  const ticker = startRatesTicker({ pulse, hub, clock, intervalMs: config.streamIntervalMs, logger: app.log });
-  const context: PaypulseContext<P> = { pulse, hub, ticker, metrics, shuttingDown: false };
-  app.decorate('paypulse', context as unknown as PaypulseContext);
+  // The pulse reports every store call it really makes; coalescing sits on top, so joined reads cost nothing.
+  const reads = new ReadCoalescer(pulse);
+  metrics.watch({ pulse, hub, history: () => snapshots?.stats, coalescedReads: () => reads.joined });
+  const ticker = startRatesTicker({ pulse: reads, hub, clock, intervalMs: config.streamIntervalMs, logger: app.log });
+  const context: PaypulseContext = { pulse, reads, hub, ticker, metrics, shuttingDown: false };
+  app.decorate('paypulse', context);
   app.addHook('onClose', async () => ticker.stop());
 
   installErrorHandlers(app);
@@ -109,11 +105,11 @@ export async function buildApp<P extends PulseStats>(options: BuildAppOptions<P>
   // swagger-ui ships its assets in the package: /docs works with no network beyond this machine.
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  registerOutcomeRoutes(app, pulse);
-  registerChannelRoutes(app, { pulse, history, clock, thresholds: config.thresholds });
+  registerOutcomeRoutes(app, reads);
+  registerChannelRoutes(app, { pulse: reads, history, clock, thresholds: config.thresholds });
   registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop });
   registerMetricsRoute(app, metrics.registry);
-  registerHealthRoutes(app, { pulse: options.pulse, history, isShuttingDown: () => context.shuttingDown });
+  registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown });
   await registerDashboard(app);
 
   // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.

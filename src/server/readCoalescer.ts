@@ -1,64 +1,84 @@
 // Request collapsing for the read routes: identical reads in flight at the same time share one store call.
 // Gateways and dashboards poll the same few channels, so on Redis (one Lua call per rate) this turns N
-// concurrent identical GETs into one round trip (measured in bench/HTTP_RESULTS.md).
+// concurrent identical GETs into one round trip (measured in docs/benchmarks.md, "Service").
 //
-// Read-your-writes holds: a read joins an in-flight one only if no write through this wrapper completed
+// Read-your-writes holds: a read joins an in-flight one only if no write through this coalescer completed
 // since that one started, so a client that got 200 for its POST never sees numbers from before it.
 // (Writes through other instances sharing a Redis have no such promise from any read path.)
-import type { PulseStats } from '../types.js';
+import type { FailedRequest, MinuteCounts, Outcome, PulseHealth, Rate, RecordManyResult, RecordResult, SuccessRates, WindowQuery } from '../types.js';
 
-type Reads = Pick<PulseStats, 'rate' | 'lastN' | 'rates' | 'failures' | 'minutes' | 'channels'>;
-const coalesced = ['rate', 'lastN', 'rates', 'failures', 'minutes', 'channels'] as const;
+export class ReadCoalescer implements SuccessRates {
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private writeEpoch = 0;
+  private joinedReads = 0;
 
-export interface ReadCoalescer<P extends PulseStats> {
-  /** Reads collapse; record/recordMany pass through and, when done, end the sharing of older reads. */
-  pulse: P;
-  /** Store calls saved so far (joined reads), for metrics. */
-  readonly joined: number;
-}
+  constructor(private readonly source: SuccessRates) {}
 
-export function coalesceReads<P extends PulseStats>(pulse: P): ReadCoalescer<P> {
-  const inFlight = new Map<string, Promise<unknown>>();
-  let writeEpoch = 0;
-  let joined = 0;
+  /** Store calls saved so far (reads that joined an identical one), for metrics. */
+  get joined(): number {
+    return this.joinedReads;
+  }
 
-  const wrapped = new Map<string, unknown>();
-  for (const name of coalesced) {
-    const read = (pulse[name] as (...args: unknown[]) => Promise<unknown>).bind(pulse);
-    wrapped.set(name, (...args: unknown[]) => {
-      const key = `${writeEpoch}\u0000${name}\u0000${JSON.stringify(args)}`;
-      const pending = inFlight.get(key);
-      if (pending) {
-        joined += 1;
-        return pending;
-      }
-      const call = read(...args).finally(() => inFlight.delete(key));
-      inFlight.set(key, call);
-      return call;
+  get windows(): string[] {
+    return this.source.windows;
+  }
+
+  record(outcome: Outcome): Promise<RecordResult> {
+    return this.endingSharing(this.source.record(outcome));
+  }
+
+  recordMany(outcomes: Outcome[]): Promise<RecordManyResult> {
+    return this.endingSharing(this.source.recordMany(outcomes));
+  }
+
+  rate(channel: string, query?: WindowQuery): Promise<Rate> {
+    return this.shared(['rate', channel, query], () => this.source.rate(channel, query));
+  }
+
+  lastN(channel: string, query: { n: number; dims?: Record<string, string> }): Promise<Rate> {
+    return this.shared(['lastN', channel, query], () => this.source.lastN(channel, query));
+  }
+
+  rates(query?: { window?: string }): Promise<Rate[]> {
+    return this.shared(['rates', query], () => this.source.rates(query));
+  }
+
+  failures(channel: string, query?: { window?: string; limit?: number }): Promise<FailedRequest[]> {
+    return this.shared(['failures', channel, query], () => this.source.failures(channel, query));
+  }
+
+  minutes(channel: string, query: { from: number; to: number; dims?: Record<string, string> }): Promise<MinuteCounts[]> {
+    return this.shared(['minutes', channel, query], () => this.source.minutes(channel, query));
+  }
+
+  channels(): Promise<string[]> {
+    return this.shared(['channels'], () => this.source.channels());
+  }
+
+  health(): PulseHealth {
+    return this.source.health();
+  }
+
+  close(): Promise<void> {
+    return this.source.close();
+  }
+
+  /** A completed write (even a failed one) ends the sharing of reads started before it. */
+  private endingSharing<T>(write: Promise<T>): Promise<T> {
+    return write.finally(() => {
+      this.writeEpoch += 1;
     });
   }
 
-  for (const name of ['record', 'recordMany'] as const) {
-    const write = (pulse[name] as (...args: unknown[]) => Promise<unknown>).bind(pulse);
-    wrapped.set(name, (...args: unknown[]) =>
-      write(...args).finally(() => {
-        writeEpoch += 1;
-      }),
-    );
+  private shared<T>(call: unknown[], read: () => Promise<T>): Promise<T> {
+    const key = `${this.writeEpoch}\u0000${JSON.stringify(call)}`;
+    const pending = this.inFlight.get(key);
+    if (pending) {
+      this.joinedReads += 1;
+      return pending as Promise<T>;
+    }
+    const started = read().finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, started);
+    return started;
   }
-
-  const proxy = new Proxy(pulse, {
-    get(target, prop) {
-      if (typeof prop === 'string' && wrapped.has(prop)) return wrapped.get(prop);
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-
-  return {
-    pulse: proxy as P & Reads,
-    get joined() {
-      return joined;
-    },
-  };
 }

@@ -8,6 +8,7 @@ import { openHistory, startSnapshotJob, type HistoryStore, type SnapshotJob } fr
 import { createPulse, type Pulse } from '../pulse.js';
 import { buildApp } from './app.js';
 import type { ServiceConfig } from './config.js';
+import { createServiceMetrics } from './metrics/serviceMetrics.js';
 
 export interface StartServiceOptions {
   clock?: Clock;
@@ -19,7 +20,7 @@ export interface RunningService {
   /** e.g. http://127.0.0.1:8080 (the real port when config.port is 0). */
   url: string;
   app: FastifyInstance;
-  /** The instrumented pulse: record through it (the demo does) so /metrics counts the outcomes. */
+  /** The pulse the service runs on; it reports to the service's metrics, so outcomes recorded here count. */
   pulse: Pulse;
   history: HistoryStore;
   snapshots: SnapshotJob;
@@ -28,40 +29,29 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+interface ServiceParts {
+  pulse: Pulse;
+  history: HistoryStore;
+  snapshots: SnapshotJob;
+  app: FastifyInstance;
+}
+
 function urlOf(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${port}`;
 }
 
-export async function startService(config: ServiceConfig, options: StartServiceOptions = {}): Promise<RunningService> {
-  const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'paypulse' } });
-
-  // The app (and its metrics) exists only after the pulse; the hook forwards once it does.
-  let onBatch: ((size: number, ms: number) => void) | undefined;
-  const rawPulse = await createPulse({
-    redis: config.redisUrl,
-    namespace: config.namespace,
-    strategy: config.strategy,
-    windows: config.windows,
-    minSamples: config.minSamples,
-    recordTimeoutMs: config.recordTimeoutMs,
-    clock,
-    logger,
-  }, { onBatch: (size, ms) => onBatch?.(size, ms) });
-  const cleanup: (() => Promise<unknown>)[] = [() => rawPulse.close()];
-  const undo = async () => {
-    for (const step of cleanup.reverse()) await step().catch(() => undefined);
-  };
-
-  let history: HistoryStore;
-  let snapshots: SnapshotJob;
-  let app: FastifyInstance;
+/** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
+async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): Promise<ServiceParts> {
+  const metrics = createServiceMetrics();
+  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs } = config;
+  const pulse = await createPulse({ redis, namespace, strategy, windows, minSamples, recordTimeoutMs, clock, logger }, metrics.observer);
+  const opened: (() => Promise<unknown>)[] = [() => pulse.close()];
   try {
-    history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    cleanup.push(() => history.close());
-    snapshots = startSnapshotJob({
-      pulse: rawPulse,
+    const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    opened.push(() => history.close());
+    const snapshots = startSnapshotJob({
+      pulse,
       history,
       clock,
       intervalMs: config.historyIntervalMs,
@@ -69,67 +59,63 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       retentionDays: config.historyRetentionDays,
       logger,
     });
-    cleanup.push(() => snapshots.stop());
-    app = await buildApp({ pulse: rawPulse, history, config, logger, clock, snapshots });
-    onBatch = app.paypulse.metrics.observeStoreBatch;
-    cleanup.push(() => app.close());
+    opened.push(() => snapshots.stop());
+    const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots });
+    opened.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
+    return { pulse, history, snapshots, app };
   } catch (err) {
-    await undo();
+    for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
   }
+}
 
-  const address = app.server.address();
+/**
+ * Outcomes buffered during a store outage (fail open) are lost if the process exits with them. Within the
+ * shutdown budget, keep offering them to the store, which may be reconnecting; then say what was lost.
+ */
+async function flushBuffered(pulse: Pulse, deadline: number, logger: Logger): Promise<void> {
+  while (pulse.health().bufferedOutcomes > 0 && Date.now() < deadline) {
+    if (await pulse.flushBuffer().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const left = pulse.health().bufferedOutcomes;
+  if (left > 0) logger.error({ outcomes: left }, 'store still unreachable at shutdown: buffered outcomes are lost');
+}
+
+async function shutDown({ pulse, history, snapshots, app }: ServiceParts, config: ServiceConfig, logger: Logger): Promise<void> {
+  const deadline = Date.now() + config.shutdownTimeoutMs;
+  app.paypulse.shuttingDown = true;
+  logger.info({}, 'paypulse shutting down: draining requests');
+  // app.close() waits for in-flight requests; a client holding a request open past the timeout is cut.
+  const timer = setTimeout(() => {
+    logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'requests still open after the shutdown timeout; closing their sockets');
+    app.server.closeAllConnections();
+  }, config.shutdownTimeoutMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
+  await flushBuffered(pulse, deadline, logger);
+  // After the last request: the final copy sees every outcome that was accepted.
+  await snapshots.stop().catch((err: unknown) => logger.error({ err }, 'final history snapshot failed'));
+  await pulse.close();
+  await history.close();
+  logger.info({}, 'paypulse stopped');
+}
+
+export async function startService(config: ServiceConfig, options: StartServiceOptions = {}): Promise<RunningService> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'paypulse' } });
+  const parts = await openParts(config, clock, logger);
+  const address = parts.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = urlOf(config.host, port);
   logger.info(
-    { url, store: rawPulse.health().store, strategy: config.strategy, history: history.kind, auth: Boolean(config.token) },
+    { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, auth: Boolean(config.token) },
     'paypulse serving',
   );
-
-  /**
-   * Outcomes buffered during a store outage (fail open) are lost if the process exits with them. Within the
-   * shutdown budget, keep offering them to the store, which may be reconnecting; then say what was lost.
-   */
-  async function flushBuffered(deadline: number): Promise<void> {
-    while (rawPulse.health().bufferedOutcomes > 0 && Date.now() < deadline) {
-      if (await rawPulse.flushBuffer().catch(() => false)) return;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const left = rawPulse.health().bufferedOutcomes;
-    if (left > 0) logger.error({ outcomes: left }, 'store still unreachable at shutdown: buffered outcomes are lost');
-  }
-
   let closing: Promise<void> | null = null;
-  async function shutDown(): Promise<void> {
-    const deadline = Date.now() + config.shutdownTimeoutMs;
-    app.paypulse.shuttingDown = true;
-    logger.info({}, 'paypulse shutting down: draining requests');
-    // app.close() waits for in-flight requests; a client holding a request open past the timeout is cut.
-    const timer = setTimeout(() => {
-      logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'requests still open after the shutdown timeout; closing their sockets');
-      app.server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    try {
-      await app.close();
-    } finally {
-      clearTimeout(timer);
-    }
-    await flushBuffered(deadline);
-    // After the last request: the final copy sees every outcome that was accepted.
-    await snapshots.stop().catch((err: unknown) => logger.error({ err }, 'final history snapshot failed'));
-    await rawPulse.close();
-    await history.close();
-    logger.info({}, 'paypulse stopped');
-  }
-
-  return {
-    url,
-    app,
-    pulse: app.paypulse.pulse as Pulse,
-    history,
-    snapshots,
-    logger,
-    close: () => (closing ??= shutDown()),
-  };
+  return { url, ...parts, logger, close: () => (closing ??= shutDown(parts, config, logger)) };
 }

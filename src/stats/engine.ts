@@ -9,7 +9,7 @@ import type {
   Outcome,
   PulseHealth,
   PulseLogger,
-  PulseStats,
+  SuccessRates,
   Rate,
   RecordManyResult,
   RecordResult,
@@ -26,7 +26,7 @@ function queryError(field: string, reason: string): ValidationError {
   return new ValidationError([{ index: 0, field, reason }]);
 }
 
-export class StatsEngine implements PulseStats {
+export class SuccessRateEngine implements SuccessRates {
   readonly windows: string[];
   private readonly plan: SeriesPlan;
   private readonly rules: ValidationRules;

@@ -7,6 +7,7 @@ import { openHistory, startSnapshotJob, type HistoryStore, type SnapshotJob } fr
 import { createPulse, type Pulse } from '../../src/index.js';
 import { buildApp, type AppConfig } from '../../src/server/app.js';
 import { defaultConfig } from '../../src/server/config.js';
+import { createServiceMetrics } from '../../src/server/metrics/serviceMetrics.js';
 import { startRedis, type LocalRedis } from '../support/redisServer.js';
 import type { Outcome, PulseOptions } from '../../src/types.js';
 
@@ -39,7 +40,7 @@ export const engines: Engine[] = [
 
 export interface TestApp {
   app: FastifyInstance;
-  /** The library object itself (not instrumented): what the HTTP answers must agree with. */
+  /** The library object the app serves (read coalescing is the app's): what the HTTP answers must agree with. */
   pulse: Pulse;
   history: HistoryStore;
   snapshots: SnapshotJob;
@@ -54,11 +55,12 @@ export async function makeApp(
   const clock = new ManualClock(t0);
   // A generous record timeout: a slow CI machine must not turn a 10,000-outcome batch into a buffered one
   // (fail open is the library's business, tested there).
-  const pulse = await createPulse({ ...engine.pulseOptions(), clock, recordTimeoutMs: 10_000, ...options.pulse });
+  const metrics = createServiceMetrics();
+  const pulse = await createPulse({ ...engine.pulseOptions(), clock, recordTimeoutMs: 10_000, ...options.pulse }, metrics.observer);
   const history = options.history ?? (await openHistory());
   // A long interval: tests call runOnce() themselves, so nothing depends on timing.
   const snapshots = startSnapshotJob({ pulse, history, clock, intervalMs: 3600_000 });
-  const app = await buildApp({ pulse, history, clock, snapshots, config: { ...defaultConfig, ...options.config } });
+  const app = await buildApp({ pulse, metrics, history, clock, snapshots, config: { ...defaultConfig, ...options.config } });
   return {
     app,
     pulse,

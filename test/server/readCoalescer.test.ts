@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createPulse, type Pulse } from '../../src/index.js';
-import { coalesceReads } from '../../src/server/readCoalescer.js';
+import { ReadCoalescer } from '../../src/server/readCoalescer.js';
 
 /** The real embedded pulse, with rate() held at a gate so reads overlap for as long as the test wants. */
 function gated(pulse: Pulse) {
@@ -34,7 +34,7 @@ function gated(pulse: Pulse) {
   };
 }
 
-describe('coalesceReads', () => {
+describe('ReadCoalescer', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 5));
   let pulse: Pulse;
   beforeAll(async () => {
@@ -44,8 +44,7 @@ describe('coalesceReads', () => {
 
   it('answers identical concurrent reads with one store call, different ones separately', async () => {
     const g = gated(pulse);
-    const coalescer = coalesceReads(g.slow);
-    const reads = coalescer.pulse;
+    const reads = new ReadCoalescer(g.slow);
     const same = [reads.rate('a', { window: '5m' }), reads.rate('a', { window: '5m' }), reads.rate('a', { window: '5m' })];
     const other = reads.rate('a', { window: '1m' });
     g.release();
@@ -53,7 +52,7 @@ describe('coalesceReads', () => {
     expect(g.calls).toBe(2);
     expect(results[0]).toBe(results[2]);
     expect(results[3]!.window).toBe('1m');
-    expect(coalescer.joined).toBe(2);
+    expect(reads.joined).toBe(2);
     // Once settled, the next read calls the store again.
     const next = reads.rate('a', { window: '5m' });
     g.release();
@@ -63,7 +62,7 @@ describe('coalesceReads', () => {
 
   it('does not let a read started after a completed write join one started before it', async () => {
     const g = gated(pulse);
-    const { pulse: reads } = coalesceReads(g.slow);
+    const reads = new ReadCoalescer(g.slow);
     const before = reads.rate('rw', { window: '5m' });
     await reads.record({ channel: 'rw', requestId: 'w1', status: 'success', at: clock.now() - 1_000 });
     const after = reads.rate('rw', { window: '5m' });

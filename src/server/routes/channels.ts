@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { ValidationError } from '../../errors.js';
 import type { HistoryStore } from '../../history/index.js';
-import type { PulseStats, Rate } from '../../types.js';
+import type { SuccessRates, Rate } from '../../types.js';
 import { readAllRates } from '../stream/ratesTicker.js';
 import { channelParamsSchema, errorResponses } from '../schemas.js';
 
@@ -11,7 +11,7 @@ const windowQuery = { type: 'string', pattern: '^[1-9]\\d*(s|m|h)$', description
 const maxHistoryMs = 31 * 24 * 3600_000;
 
 export interface ChannelRoutesOptions {
-  pulse: Pick<PulseStats, 'rate' | 'lastN' | 'rates' | 'failures' | 'windows'>;
+  pulse: Pick<SuccessRates, 'rate' | 'lastN' | 'rates' | 'failures' | 'windows'>;
   history: Pick<HistoryStore, 'minutes'>;
   clock: Clock;
   thresholds: { warn: number; major: number; critical: number };

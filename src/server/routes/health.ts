@@ -3,12 +3,12 @@
 // an instance that cannot serve it, and to one that is shutting down.
 import type { FastifyInstance } from 'fastify';
 import type { HistoryStore } from '../../history/index.js';
-import type { PulseStats } from '../../types.js';
+import type { SuccessRates } from '../../types.js';
 
 const probeTimeoutMs = 2_000;
 
 export interface HealthRouteOptions {
-  pulse: Pick<PulseStats, 'health' | 'channels'>;
+  pulse: Pick<SuccessRates, 'health' | 'channels'>;
   history: Pick<HistoryStore, 'ping' | 'kind'>;
   isShuttingDown: () => boolean;
 }

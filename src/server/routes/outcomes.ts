@@ -1,11 +1,11 @@
 // POST /v1/outcomes: one outcome or { outcomes: [...] } (≤ 10,000). The body is validated whole before
 // anything is recorded, so a rejected batch leaves no trace in the statistics.
 import type { FastifyInstance } from 'fastify';
-import type { Outcome, PulseStats } from '../../types.js';
+import type { Outcome, SuccessRates } from '../../types.js';
 import { parseOutcomeBody } from '../outcomeValidation.js';
 import { errorResponses, maxBatchItems, recordResultSchema } from '../schemas.js';
 
-export function registerOutcomeRoutes(app: FastifyInstance, pulse: Pick<PulseStats, 'recordMany'>): void {
+export function registerOutcomeRoutes(app: FastifyInstance, pulse: Pick<SuccessRates, 'recordMany'>): void {
   app.post(
     '/v1/outcomes',
     {

@@ -2,7 +2,7 @@
 // A slow store makes a tick last longer than the interval; a tick due while the previous one still runs is
 // skipped, so a struggling Redis does not get a pile of concurrent reads.
 import type { Clock } from '../../clock.js';
-import type { PulseLogger, PulseStats, Rate } from '../../types.js';
+import type { PulseLogger, SuccessRates, Rate } from '../../types.js';
 import type { EventHub } from './eventHub.js';
 
 export interface RatesTicker {
@@ -11,13 +11,13 @@ export interface RatesTicker {
   stop(): void;
 }
 
-export async function readAllRates(pulse: Pick<PulseStats, 'rates' | 'windows'>): Promise<Rate[]> {
+export async function readAllRates(pulse: Pick<SuccessRates, 'rates' | 'windows'>): Promise<Rate[]> {
   const perWindow = await Promise.all(pulse.windows.map((window) => pulse.rates({ window })));
   return perWindow.flat();
 }
 
 export function startRatesTicker(options: {
-  pulse: Pick<PulseStats, 'rates' | 'windows'>;
+  pulse: Pick<SuccessRates, 'rates' | 'windows'>;
   hub: EventHub;
   clock: Clock;
   intervalMs: number;

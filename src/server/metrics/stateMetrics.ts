@@ -1,0 +1,109 @@
+// What a scrape reads from the running pulse: the store's health (fail open must be visible) and the
+// current success rates of every channel.
+import client from 'prom-client';
+import type { PulseHealth, Rate, SuccessRates } from '../../types.js';
+import { readAllRates } from '../stream/ratesTicker.js';
+import { mirroredCounter, type ChannelLabel } from './registry.js';
+
+export function registerHealthMetrics(registry: client.Registry, pulse: Pick<SuccessRates, 'health'>): void {
+  // health() is a synchronous read of in-process counters: each metric reads it itself.
+  const readHealth = (): PulseHealth => pulse.health();
+  new client.Gauge({
+    name: 'paypulse_store_up',
+    help: '1 while the store answers, 0 while outcomes are being buffered (fail open).',
+    labelNames: ['store', 'strategy'],
+    registers: [registry],
+    collect() {
+      const h = readHealth();
+      this.reset();
+      this.set({ store: h.store, strategy: h.strategy }, h.storeReachable ? 1 : 0);
+    },
+  });
+  new client.Gauge({
+    name: 'paypulse_store_buffered_outcomes',
+    help: 'Outcomes waiting in the bounded retry buffer for the store to come back.',
+    registers: [registry],
+    collect() {
+      this.set(readHealth().bufferedOutcomes);
+    },
+  });
+  mirroredCounter(registry, 'paypulse_store_dropped_outcomes_total', 'Outcomes dropped because the retry buffer was full.', () => readHealth().droppedOutcomes);
+  mirroredCounter(registry, 'paypulse_store_errors_total', 'Store errors seen by the library (timeouts, connection errors, script errors).', () => readHealth().storeErrors);
+  mirroredCounter(registry, 'paypulse_store_batches_total', 'Record batches sent to the store.', () => readHealth().batches);
+  mirroredCounter(registry, 'paypulse_stale_outcomes_total', 'Outcomes rejected as too old for every window or too far in the future.', () => readHealth().staleOutcomes);
+}
+
+/**
+ * Current rates, read once per scrape and shared by the gauges. A store outage is exactly when /metrics must
+ * still answer: the rate series are then left out and paypulse_rates_readable says why, while the store and
+ * buffer metrics carry on.
+ */
+function ratesOncePerScrape(pulse: Pick<SuccessRates, 'rates' | 'windows'>) {
+  let scrape: Promise<Rate[]> | null = null;
+  const state = { readable: true };
+  const ratesOnce = () => {
+    scrape ??= readAllRates(pulse)
+      .then(
+        (rates) => {
+          state.readable = true;
+          return rates;
+        },
+        () => {
+          state.readable = false;
+          return [];
+        },
+      )
+      .finally(() => setImmediate(() => (scrape = null)));
+    return scrape;
+  };
+  return { ratesOnce, isReadable: () => state.readable };
+}
+
+export function registerRateMetrics(registry: client.Registry, pulse: Pick<SuccessRates, 'rates' | 'windows'>, channelLabel: ChannelLabel): void {
+  const { ratesOnce, isReadable } = ratesOncePerScrape(pulse);
+  new client.Gauge({
+    name: 'paypulse_rates_readable',
+    help: '1 when this scrape could read the current rates from the store, 0 when the rate series are missing for that reason.',
+    registers: [registry],
+    async collect() {
+      await ratesOnce();
+      this.set(isReadable() ? 1 : 0);
+    },
+  });
+  const rateGauge = (name: string, help: string, value: (r: Rate) => number | null) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ['channel', 'window'],
+      registers: [registry],
+      async collect() {
+        const rates = await ratesOnce();
+        this.reset();
+        for (const r of rates) {
+          const v = value(r);
+          // No outcomes means no rate: an absent series, not a misleading 0.
+          if (v !== null) this.set({ channel: channelLabel(r.channel), window: r.window }, v);
+        }
+      },
+    });
+  rateGauge('paypulse_success_ratio', 'Successes / terminal outcomes completed in the window.', (r) => r.rate);
+  rateGauge('paypulse_success_ratio_lower_bound', 'Lower end of the 95 % Wilson interval of the success ratio.', (r) => r.low);
+  rateGauge('paypulse_success_ratio_upper_bound', 'Upper end of the 95 % Wilson interval of the success ratio.', (r) => r.high);
+  rateGauge('paypulse_window_pending_requests', 'Requests sent in the window still waiting for a terminal outcome.', (r) => r.pending);
+  rateGauge('paypulse_window_sufficient', '1 when the window holds at least minSamples outcomes.', (r) => (r.sufficient ? 1 : 0));
+  new client.Gauge({
+    name: 'paypulse_window_outcomes',
+    help: 'Terminal outcomes in the window (the sample count), by status.',
+    labelNames: ['channel', 'window', 'status'],
+    registers: [registry],
+    async collect() {
+      const rates = await ratesOnce();
+      this.reset();
+      for (const r of rates) {
+        const labels = { channel: channelLabel(r.channel), window: r.window };
+        this.set({ ...labels, status: 'success' }, r.success);
+        this.set({ ...labels, status: 'failure' }, r.failure);
+      }
+    },
+  });
+}
