@@ -1,4 +1,4 @@
-// The in-process tier of the cache (BentoCache's L1; seed 002 fixed hot keys with a two-level cache):
+// The in-process tier of the cache (L1; a two-level cache is the known fix for hot keys, docs/background.md):
 // bounded by entry count, least recently used evicted first, entries expiring on the injected Clock.
 // It holds JSON text, not objects, so one caller mutating its result cannot change another's.
 import type { Clock } from '../clock.js';
@@ -45,30 +45,5 @@ export class BoundedLru {
 
   get size(): number {
     return this.entries.size;
-  }
-}
-
-/** At most `limit` loaders at once; the rest queue (seed 004 §4.2: reads go to the DB behind a limiter). */
-export class ConcurrencyLimit {
-  private active = 0;
-  private readonly queue: Array<() => void> = [];
-
-  constructor(readonly limit: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    // A finishing task hands its slot straight to the next in line, so a newcomer cannot slip in between.
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.queue.push(resolve));
-    else this.active++;
-    try {
-      return await task();
-    } finally {
-      const next = this.queue.shift();
-      if (next) next();
-      else this.active--;
-    }
-  }
-
-  get running(): number {
-    return this.active;
   }
 }

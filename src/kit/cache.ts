@@ -8,7 +8,8 @@ import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { KitKeys } from '../store/keys/kit.js';
 import { invalidField } from './errors.js';
-import { BoundedLru, ConcurrencyLimit } from './boundedLru.js';
+import { BoundedLru } from './boundedLru.js';
+import { ConcurrencyLimit } from './concurrencyLimit.js';
 import type { InvalidationSubscription, KitStore } from '../store/ports/kit.js';
 import { encodeJson, nameLimits, normaliseName, positiveMs } from './validate.js';
 import { backoffMs, monotonicMs, sleep } from './wait.js';
@@ -72,142 +73,174 @@ export function cacheKey(domain: string, type: string, id: string | number, fiel
 const decode = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 export function createCache(deps: CacheDeps): KitCache {
-  const { store, clock } = deps;
-  const l1 = new BoundedLru(clock, deps.l1MaxEntries);
-  const limit = new ConcurrencyLimit(deps.degradedConcurrency);
-  const inflight = new Map<string, Promise<string | null>>();
+  const cache = new TwoTierCache(deps);
+  // Plain functions, as callers may pass them around unbound.
+  return {
+    getOrLoad: (key, loader, options) => cache.getOrLoad(key, loader, options),
+    invalidate: (key) => cache.invalidate(key),
+    stats: () => cache.stats(),
+    close: () => cache.close(),
+  };
+}
+
+class TwoTierCache implements KitCache {
+  private readonly l1: BoundedLru;
+  private readonly limit: ConcurrencyLimit;
+  private readonly inflight = new Map<string, Promise<string | null>>();
   // Bumped by every invalidation (per key) and bus reset (all keys): a load that started before one must
   // not put its older value into L1 or L2 afterwards.
-  const generations = new Map<string, number>();
-  let epoch = 0;
-  const counters = { l1Hits: 0, l2Hits: 0, loaderCalls: 0, degradedLoads: 0 };
+  private readonly generations = new Map<string, number>();
+  private epoch = 0;
+  private readonly counters = { l1Hits: 0, l2Hits: 0, loaderCalls: 0, degradedLoads: 0 };
+  private subscription: Promise<InvalidationSubscription> | undefined;
+  private subscribed: InvalidationSubscription | undefined;
 
-  const forget = (name: string) => {
-    generations.set(name, (generations.get(name) ?? 0) + 1);
-    l1.delete(name);
-    inflight.delete(name);
-  };
-  let subscription: Promise<InvalidationSubscription> | undefined;
-  let subscribed: InvalidationSubscription | undefined;
-  const subscribe = () =>
-    (subscription ??= store
-      .subscribeInvalidations(deps.keys.cacheInvalidations, {
-        message: forget,
-        reset: () => {
-          epoch++;
-          l1.clear();
-          inflight.clear();
-        },
-      })
-      .then((sub) => (subscribed = sub)));
-  // L1 is trusted only while invalidations can reach it.
-  const l1Usable = async () => (subscribed ?? (await subscribe())).isLive();
-
-  const versionOf = (name: string) => `${epoch}:${generations.get(name) ?? 0}`;
-
-  async function remember(name: string, version: string, text: string | null, ttlMs: number): Promise<void> {
-    if (versionOf(name) === version && (await l1Usable())) l1.set(name, text, Math.min(ttlMs, deps.l1TtlMs));
+  constructor(private readonly deps: CacheDeps) {
+    this.l1 = new BoundedLru(deps.clock, deps.l1MaxEntries);
+    this.limit = new ConcurrencyLimit(deps.degradedConcurrency);
   }
 
-  async function load<T>(loader: Loader<T>): Promise<string | null> {
-    counters.loaderCalls++;
-    const value = await loader();
-    return value === null || value === undefined ? null : encodeJson(value, 'value');
-  }
-
-  function ttlFor(text: string | null, options: Required<CacheOptions>): number {
-    if (text === null) return options.nullTtlMs;
-    const spread = options.ttlMs * options.jitter * (2 * deps.random() - 1);
-    return Math.max(1, Math.round(options.ttlMs + spread));
-  }
-
-  async function fill<T>(name: string, loader: Loader<T>, options: Required<CacheOptions>): Promise<string | null> {
-    const version = versionOf(name);
-    const storeKey = deps.keys.cache(name);
-    const fillKeys = deps.keys.cacheFill(name);
-    const deadline = monotonicMs() + deps.fillWaitMs;
-    try {
-      for (let tries = 0; ; tries++) {
-        const cached = await store.readCache(storeKey);
-        if (cached.hit) {
-          counters.l2Hits++;
-          await remember(name, version, cached.value, ttlFor(cached.value, options));
-          return cached.value;
-        }
-        const token = randomUUID();
-        const fillLock = await store.acquireLock(fillKeys, token, deps.fillLockTtlMs, clock.now());
-        // Past the wait budget, load without the lock: a stuck filler must not stall every reader.
-        if (fillLock.acquired || monotonicMs() >= deadline) {
-          try {
-            if (fillLock.acquired) {
-              // Another process may have filled it between our read and our lock: then it loaded, not us.
-              const again = await store.readCache(storeKey);
-              if (again.hit) {
-                await remember(name, version, again.value, ttlFor(again.value, options));
-                return again.value;
-              }
-            }
-            const text = await load(loader);
-            const ttlMs = ttlFor(text, options);
-            // Not after an invalidation that arrived while loading: that value may predate the change. A
-            // failed write is only a lost cache entry; the loaded value is still the answer.
-            if (versionOf(name) === version) await store.writeCache(storeKey, text, ttlMs).catch(() => undefined);
-            await remember(name, version, text, ttlMs);
-            return text;
-          } finally {
-            if (fillLock.acquired) await store.releaseLock(fillKeys, token).catch(() => false);
-          }
-        }
-        await sleep(Math.min(deadline - monotonicMs(), backoffMs(tries, deps.retryMinMs, deps.retryMaxMs), Math.max(1, fillLock.retryAfterMs)));
-      }
-    } catch (err) {
-      if (!(err instanceof StoreUnavailableError)) throw err;
-      // Seed 004 §4.2: Redis down → reads go to the database, behind a limiter so the DB survives.
-      counters.degradedLoads++;
-      return limit.run(() => load(loader));
-    }
-  }
-
-  async function getOrLoad<T>(key: string, loader: Loader<T>, options: CacheOptions): Promise<T | null> {
+  async getOrLoad<T>(key: string, loader: Loader<T>, options: CacheOptions): Promise<T | null> {
     const name = normaliseName(key, 'key', nameLimits.cacheKey);
     if (typeof loader !== 'function') throw invalidField('loader', 'must be a function');
-    const jitter = options?.jitter ?? 0.1;
-    if (typeof jitter !== 'number' || !(jitter >= 0 && jitter < 1)) throw invalidField('jitter', `must be a fraction in [0, 1), got ${String(jitter)}`);
-    const resolved = { ttlMs: positiveMs(options?.ttlMs, 'ttlMs'), jitter, nullTtlMs: positiveMs(options?.nullTtlMs, 'nullTtlMs', 60_000) };
-    if (await l1Usable()) {
-      const text = l1.get(name);
+    const resolved = resolveOptions(options);
+    if (await this.l1Usable()) {
+      const text = this.l1.get(name);
       if (text !== undefined) {
-        counters.l1Hits++;
+        this.counters.l1Hits++;
         return decode<T>(text);
       }
     }
-    let pending = inflight.get(name);
+    let pending = this.inflight.get(name);
     if (!pending) {
-      const started = fill(name, loader, resolved);
+      const started = this.fill(name, loader, resolved);
       pending = started;
-      inflight.set(name, started);
-      void started.then(
-        () => inflight.get(name) === started && inflight.delete(name),
-        () => inflight.get(name) === started && inflight.delete(name),
-      );
+      this.inflight.set(name, started);
+      const settle = () => this.inflight.get(name) === started && this.inflight.delete(name);
+      void started.then(settle, settle);
     }
     return decode<T>(await pending); // each caller parses its own copy
   }
 
-  async function invalidate(key: string): Promise<void> {
+  async invalidate(key: string): Promise<void> {
     const name = normaliseName(key, 'key', nameLimits.cacheKey);
-    await subscribe();
-    forget(name);
-    await store.invalidateCache(deps.keys.cache(name), deps.keys.cacheInvalidations, name);
+    await this.subscribe();
+    this.forget(name);
+    await this.deps.store.invalidateCache(this.deps.keys.cache(name), this.deps.keys.cacheInvalidations, name);
   }
 
-  return {
-    getOrLoad,
-    invalidate,
-    stats: () => ({ ...counters, l1Entries: l1.size, l1Live: subscribed?.isLive() ?? false }),
-    close: async () => {
-      if (subscription) await (await subscription).close();
-      l1.clear();
-    },
-  };
+  stats(): CacheStats {
+    return { ...this.counters, l1Entries: this.l1.size, l1Live: this.subscribed?.isLive() ?? false };
+  }
+
+  async close(): Promise<void> {
+    if (this.subscription) await (await this.subscription).close();
+    this.l1.clear();
+  }
+
+  private forget(name: string): void {
+    this.generations.set(name, (this.generations.get(name) ?? 0) + 1);
+    this.l1.delete(name);
+    this.inflight.delete(name);
+  }
+
+  private subscribe(): Promise<InvalidationSubscription> {
+    this.subscription ??= this.deps.store
+      .subscribeInvalidations(this.deps.keys.cacheInvalidations, {
+        message: (name) => this.forget(name),
+        reset: () => {
+          this.epoch++;
+          this.l1.clear();
+          this.inflight.clear();
+        },
+      })
+      .then((sub) => (this.subscribed = sub));
+    return this.subscription;
+  }
+
+  /** L1 is trusted only while invalidations can reach it. */
+  private async l1Usable(): Promise<boolean> {
+    return (this.subscribed ?? (await this.subscribe())).isLive();
+  }
+
+  private versionOf(name: string): string {
+    return `${this.epoch}:${this.generations.get(name) ?? 0}`;
+  }
+
+  private async remember(name: string, version: string, text: string | null, ttlMs: number): Promise<void> {
+    if (this.versionOf(name) === version && (await this.l1Usable())) this.l1.set(name, text, Math.min(ttlMs, this.deps.l1TtlMs));
+  }
+
+  private async load<T>(loader: Loader<T>): Promise<string | null> {
+    this.counters.loaderCalls++;
+    const value = await loader();
+    return value === null || value === undefined ? null : encodeJson(value, 'value');
+  }
+
+  private ttlFor(text: string | null, options: Required<CacheOptions>): number {
+    if (text === null) return options.nullTtlMs;
+    const spread = options.ttlMs * options.jitter * (2 * this.deps.random() - 1);
+    return Math.max(1, Math.round(options.ttlMs + spread));
+  }
+
+  /** L2, else the loader under the cross-process fill lock; with the store down, the loader behind the limit. */
+  private async fill<T>(name: string, loader: Loader<T>, options: Required<CacheOptions>): Promise<string | null> {
+    const { store, keys, clock } = this.deps;
+    const version = this.versionOf(name);
+    const storeKey = keys.cache(name);
+    const deadline = monotonicMs() + this.deps.fillWaitMs;
+    try {
+      for (let tries = 0; ; tries++) {
+        const cached = await store.readCache(storeKey);
+        if (cached.hit) {
+          this.counters.l2Hits++;
+          await this.remember(name, version, cached.value, this.ttlFor(cached.value, options));
+          return cached.value;
+        }
+        const token = randomUUID();
+        const fillLock = await store.acquireLock(keys.cacheFill(name), token, this.deps.fillLockTtlMs, clock.now());
+        // Past the wait budget, load without the lock: a stuck filler must not stall every reader.
+        if (fillLock.acquired || monotonicMs() >= deadline) {
+          return await this.loadAndStore(name, version, loader, options, fillLock.acquired ? token : undefined);
+        }
+        await sleep(Math.min(deadline - monotonicMs(), backoffMs(tries, this.deps.retryMinMs, this.deps.retryMaxMs), Math.max(1, fillLock.retryAfterMs)));
+      }
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      // With the store down, reads go to the database, behind a limiter so the database survives.
+      this.counters.degradedLoads++;
+      return this.limit.run(() => this.load(loader));
+    }
+  }
+
+  /** Loads and writes L2 and L1; `lockToken` when this caller holds the fill lock (released here). */
+  private async loadAndStore<T>(name: string, version: string, loader: Loader<T>, options: Required<CacheOptions>, lockToken?: string): Promise<string | null> {
+    const { store, keys } = this.deps;
+    const storeKey = keys.cache(name);
+    try {
+      if (lockToken) {
+        // Another process may have filled it between our read and our lock: then it loaded, not us.
+        const again = await store.readCache(storeKey);
+        if (again.hit) {
+          await this.remember(name, version, again.value, this.ttlFor(again.value, options));
+          return again.value;
+        }
+      }
+      const text = await this.load(loader);
+      const ttlMs = this.ttlFor(text, options);
+      // Not after an invalidation that arrived while loading: that value may predate the change. A
+      // failed write is only a lost cache entry; the loaded value is still the answer.
+      if (this.versionOf(name) === version) await store.writeCache(storeKey, text, ttlMs).catch(() => undefined);
+      await this.remember(name, version, text, ttlMs);
+      return text;
+    } finally {
+      if (lockToken) await store.releaseLock(keys.cacheFill(name), lockToken).catch(() => false);
+    }
+  }
+}
+
+function resolveOptions(options: CacheOptions): Required<CacheOptions> {
+  const jitter = options?.jitter ?? 0.1;
+  if (typeof jitter !== 'number' || !(jitter >= 0 && jitter < 1)) throw invalidField('jitter', `must be a fraction in [0, 1), got ${String(jitter)}`);
+  return { ttlMs: positiveMs(options?.ttlMs, 'ttlMs'), jitter, nullTtlMs: positiveMs(options?.nullTtlMs, 'nullTtlMs', 60_000) };
 }

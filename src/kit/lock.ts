@@ -81,57 +81,19 @@ export function createLock(deps: LockDeps): KitLock {
   async function using<T>(resource: string, options: LockOptions, work: LockedWork<T>): Promise<T> {
     const got = await attempt(resource, options);
     if (!got.handle) throw new LockHeldError(got.resource, got.retryAfterMs);
-    const { handle, ttlMs } = got;
-    const controller = new AbortController();
-    let lost: LockLostError | undefined;
-    let stopped = false;
-    let renewTimer: NodeJS.Timeout | undefined;
-    let leaseTimer: NodeJS.Timeout | undefined;
-    // Redlock's drift allowance: trust a lease a little less than its ttl.
-    const driftMs = Math.floor(ttlMs * 0.01) + 2;
-    const renewEveryMs = Math.max(1, Math.floor(ttlMs / 3));
-
-    const lose = (error: LockLostError) => {
-      if (lost || stopped) return;
-      lost = error;
-      clearTimeout(renewTimer);
-      clearTimeout(leaseTimer);
-      controller.abort(error);
-    };
-    // If no renewal is confirmed before the last confirmed lease ends, someone else may hold the lock now.
-    const armLease = (leaseStartedAt: number) => {
-      clearTimeout(leaseTimer);
-      const leftMs = leaseStartedAt + ttlMs - driftMs - monotonicMs();
-      leaseTimer = setTimeout(() => lose(new LockLostError(handle.resource, 'store-unavailable')), Math.max(0, leftMs));
-    };
-    const renew = async () => {
-      if (stopped || lost) return; // never renew a lock already lost (seed 004 §3.2)
-      const startedAt = monotonicMs();
-      try {
-        if (!(await handle.extend(ttlMs))) return lose(new LockLostError(handle.resource, 'expired'));
-        if (stopped || lost) return;
-        armLease(startedAt);
-        renewTimer = setTimeout(renew, renewEveryMs);
-      } catch {
-        // Unknown whether we still hold it: retry soon; the lease timer decides when to give up.
-        if (stopped || lost) return;
-        renewTimer = setTimeout(renew, Math.max(1, Math.floor(ttlMs / 10)));
-      }
-    };
-
-    armLease(got.leaseStartedAt);
-    renewTimer = setTimeout(renew, renewEveryMs);
+    const { handle } = got;
+    const lease = keepLease(handle, got.ttlMs, got.leaseStartedAt);
     try {
-      const result = await work(controller.signal, handle.fence);
+      const result = await work(lease.signal, handle.fence);
+      const lost = lease.lost();
       if (lost) throw lost;
       return result;
     } catch (err) {
+      const lost = lease.lost();
       if (lost && err !== lost && (lost as { cause?: unknown }).cause === undefined) (lost as { cause?: unknown }).cause = err;
       throw lost ?? err;
     } finally {
-      stopped = true;
-      clearTimeout(renewTimer);
-      clearTimeout(leaseTimer);
+      lease.stop();
       // Compare-and-delete is harmless if it is no longer ours; if the store is down, the TTL frees it.
       await handle.release().catch(() => false);
     }
@@ -140,5 +102,64 @@ export function createLock(deps: LockDeps): KitLock {
   return {
     acquire: async (resource, options) => (await attempt(resource, options)).handle,
     using,
+  };
+}
+
+interface Lease {
+  /** Aborted when the lease can no longer be trusted. */
+  signal: AbortSignal;
+  lost(): LockLostError | undefined;
+  stop(): void;
+}
+
+/** Renews a held lock every ttl/3 while work runs; aborts the signal once no renewal is confirmed in time. */
+function keepLease(handle: LockHandle, ttlMs: number, leaseStartedAt: number): Lease {
+  const controller = new AbortController();
+  let lost: LockLostError | undefined;
+  let stopped = false;
+  let renewTimer: NodeJS.Timeout | undefined;
+  let leaseTimer: NodeJS.Timeout | undefined;
+  // Redlock's drift allowance: trust a lease a little less than its ttl.
+  const driftMs = Math.floor(ttlMs * 0.01) + 2;
+  const renewEveryMs = Math.max(1, Math.floor(ttlMs / 3));
+
+  const lose = (error: LockLostError) => {
+    if (lost || stopped) return;
+    lost = error;
+    clearTimeout(renewTimer);
+    clearTimeout(leaseTimer);
+    controller.abort(error);
+  };
+  // If no renewal is confirmed before the last confirmed lease ends, someone else may hold the lock now.
+  const armLease = (startedAt: number) => {
+    clearTimeout(leaseTimer);
+    const leftMs = startedAt + ttlMs - driftMs - monotonicMs();
+    leaseTimer = setTimeout(() => lose(new LockLostError(handle.resource, 'store-unavailable')), Math.max(0, leftMs));
+  };
+  const renew = async () => {
+    if (stopped || lost) return; // a lock already lost is never renewed: another holder may have it now
+    const startedAt = monotonicMs();
+    try {
+      if (!(await handle.extend(ttlMs))) return lose(new LockLostError(handle.resource, 'expired'));
+      if (stopped || lost) return;
+      armLease(startedAt);
+      renewTimer = setTimeout(renew, renewEveryMs);
+    } catch {
+      // Unknown whether we still hold it: retry soon; the lease timer decides when to give up.
+      if (stopped || lost) return;
+      renewTimer = setTimeout(renew, Math.max(1, Math.floor(ttlMs / 10)));
+    }
+  };
+
+  armLease(leaseStartedAt);
+  renewTimer = setTimeout(renew, renewEveryMs);
+  return {
+    signal: controller.signal,
+    lost: () => lost,
+    stop: () => {
+      stopped = true;
+      clearTimeout(renewTimer);
+      clearTimeout(leaseTimer);
+    },
   };
 }
