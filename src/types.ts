@@ -1,9 +1,9 @@
-// The public shapes of PayPulse (DESIGN.md "Contracts"). Names may grow, not change without reason.
+// The public shapes of PayPulse (docs/architecture.md). Names may grow, not change without reason.
 import type { Clock } from './clock.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';
 
-/** One payment request reaching a state. `at` is the COMPLETION time in epoch ms (seed 000 §2.1). */
+/** One payment request reaching a state. `at` is the COMPLETION time in epoch ms (docs/background.md). */
 export interface Outcome {
   channel: string;
   requestId: string;
@@ -47,9 +47,9 @@ export interface Rate {
   /** 95 % Wilson score interval. */
   low: number | null;
   high: number | null;
-  /** total >= minSamples (seed 000 §5.1: fewer than ~100 samples make a jumpy rate). */
+  /** total >= minSamples (fewer than ~100 samples make a jumpy rate). */
   sufficient: boolean;
-  /** Requests sent in the window (pending outcomes recorded), apart from the rate (seed 000 §2.1). */
+  /** Requests sent in the window (pending outcomes recorded), apart from the rate (docs/architecture.md). */
   started: number;
   /** Of those, still waiting for a terminal outcome and not yet timed out. */
   pending: number;
@@ -127,7 +127,7 @@ export interface SuccessRates {
   /** Rates of every channel seen within the dedup horizon, sorted by channel. */
   rates(query?: { window?: string }): Promise<Rate[]>;
   failures(channel: string, query?: { window?: string; limit?: number }): Promise<FailedRequest[]>;
-  /** Per-minute counts of a channel, oldest first, kept at least 2 h (seed 000 §4.3). */
+  /** Per-minute counts of a channel, oldest first, kept at least 2 h (docs/storage.md). */
   minutes(channel: string, query: { from: number; to: number; dims?: Record<string, string> }): Promise<MinuteCounts[]>;
   channels(): Promise<string[]>;
   /** The configured windows, e.g. ['1m','5m','15m','1h']. */

@@ -91,7 +91,7 @@ export class RatesTable {
       : '';
 
     // The row's state comes from the shortest window with enough samples: the freshest number that can be
-    // trusted (seed 000 §5.1). A short window with few samples would flash red on a handful of failures.
+    // trusted. A short window with few samples would flash red on a handful of failures.
     const trusted = windows.map((w) => rates[w]).find((r) => r && r.sufficient && r.rate !== null);
     const anyData = windows.some((w) => rates[w] && rates[w].total > 0);
     const state = trusted ? severity(trusted.rate, thresholds) : anyData ? 'few' : 'none';

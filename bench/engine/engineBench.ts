@@ -149,7 +149,7 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
     o.log(`${strategy}: recording ${o.channels} × ${o.eventsPerChannel.toLocaleString('en')} events…`);
     results.push(await runStrategy(strategy, o));
   }
-  // Long-running deployments: the seed's design against the default, each after earlier traffic.
+  // Long-running deployments: the sorted-set design against the default, each after earlier traffic.
   for (const strategy of o.strategies.filter((s) => s === 'zset' || s === 'buckets')) {
     o.log(`${strategy}, a period later: the same again, after as much traffic 76 minutes earlier…`);
     results.push(await runStrategy(strategy, o, true));

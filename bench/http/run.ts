@@ -4,7 +4,7 @@
 //     (bar: HTTP >= 100,000 outcomes/s, or >= half of the library);
 //  2. reads: GET /v1/channels/:channel/rate vs GET /healthz requests/s with autocannon (bar: rate >= 50 %).
 // The service runs in a child process, as in production, so autocannon's own CPU is not charged to it.
-// Prints a table, writes bench/results/http-<date>.json and bench/HTTP_RESULTS.md. Never part of `npm test`.
+// Prints a table, writes bench/http/results/latest.json. Never part of `npm test`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,4 @@
-/** A Markdown table, so the printed result can go straight into the README. */
+/** A Markdown table, so the printed result can go straight into docs/benchmarks.md. */
 export function formatTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;

@@ -12,7 +12,7 @@ export interface Thresholds {
 
 export const seedThresholds: Thresholds = { warn: 0.95, major: 0.8, critical: 0.5 };
 
-/** Seed 000 §4.3: below 95 % yellow, below 80 % orange, below 50 % red. */
+/** Graded, not one threshold: below 95 % yellow, below 80 % orange, below 50 % red (docs/background.md). */
 export function grade(rate: number | null, t: Thresholds = seedThresholds): 'ok' | 'warn' | 'major' | 'critical' | 'none' {
   if (rate === null) return 'none';
   if (rate < t.critical) return 'critical';

@@ -1,4 +1,4 @@
-// Cache-aside with two tiers (seed 004 §3.1/§4.2; BentoCache's L1 + L2 + bus shape): a bounded in-process
+// Cache-aside with two tiers (BentoCache's L1 + L2 + bus shape; docs/background.md): a bounded in-process
 // L1 in front of the store (L2). Misses run the loader once per process (single flight) and, through a fill
 // lock, once across processes; TTLs get random jitter against avalanches; "nothing found" is cached as an
 // empty marker for `nullTtlMs` against penetration; invalidation reaches every instance over pub/sub. When
@@ -16,9 +16,9 @@ import { backoffMs, monotonicMs, sleep } from './wait.js';
 
 export interface CacheOptions {
   ttlMs: number;
-  /** Fraction of ttlMs to spread expiries by, ± (seed 004: 2 h ± 10 min ≈ 0.08). Default 0.1. */
+  /** Fraction of ttlMs to spread expiries by, ± (e.g. 2 h ± 10 min ≈ 0.08), so keys filled together do not expire together. Default 0.1. */
   jitter?: number;
-  /** How long "the loader found nothing" is remembered. Default 60 s (seed 004 §4.2). */
+  /** How long "the loader found nothing" is remembered, so lookups of absent ids do not all reach the database. Default 60 s. */
   nullTtlMs?: number;
 }
 
@@ -38,7 +38,7 @@ export interface CacheStats {
 
 export interface KitCache {
   getOrLoad<T>(key: string, loader: Loader<T>, options: CacheOptions): Promise<T | null>;
-  /** Update the database first, then invalidate (seed 004 §3.1). Throws StoreUnavailableError if L2 could not be told. */
+  /** Update the database first, then invalidate (the other order lets a reader refill the old value). Throws StoreUnavailableError if L2 could not be told. */
   invalidate(key: string): Promise<void>;
   stats(): CacheStats;
   close(): Promise<void>;
@@ -52,7 +52,7 @@ export interface CacheDeps {
   l1MaxEntries: number;
   /** Upper bound of an L1 entry's life, whatever the L2 ttl: lost bus messages cannot outlive it. */
   l1TtlMs: number;
-  /** Loader calls at once while the store is failing (seed 004: e.g. 10 concurrent DB queries). */
+  /** Loader calls at once while the store is failing (e.g. 10 concurrent database queries). */
   degradedConcurrency: number;
   /** How long the fill lock is held at most, and how long other processes wait for its result. */
   fillLockTtlMs: number;
@@ -61,7 +61,7 @@ export interface CacheDeps {
   retryMaxMs: number;
 }
 
-/** Seed 004 §3.1's key shape `domain:type:id:field`, e.g. cacheKey('pay', 'merchant', 10086, 'rate'). */
+/** The key shape `domain:type:id:field` (docs/background.md), e.g. cacheKey('pay', 'merchant', 10086, 'rate'). */
 export function cacheKey(domain: string, type: string, id: string | number, field: string): string {
   const parts = { domain, type, id: String(id), field };
   for (const [name, part] of Object.entries(parts)) {

@@ -1,5 +1,5 @@
-// Enforcing the fence where the money is (seed 004: Redis is a coordinator, never the ledger; failover can
-// lose a lock, so the database is the last guard). A write carries its lock's fence and only applies if no
+// Enforcing the fence where the money is (Redis is a coordinator, never the ledger; failover can
+// lose a lock, so the database is the last guard; docs/background.md). A write carries its lock's fence and only applies if no
 // newer holder has written: `UPDATE … SET …, fence = $1 WHERE … AND fence < $1`. Zero rows updated means
 // "fenced out": a later holder got there first, and this holder must stop.
 import { invalidField } from './errors.js';

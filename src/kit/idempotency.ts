@@ -1,4 +1,4 @@
-// Callback idempotency (seed 004 §3.3/§4.4; Stripe's idempotency keys): the first caller marks
+// Callback idempotency (Stripe's idempotency keys; docs/background.md): the first caller marks
 // `processing` with a short TTL and runs the handler; its result is stored as `done` for `ttlMs` (48 h,
 // ≈ 2× the reconciliation cycle) and handed to every duplicate; a failure deletes the mark so a retry can
 // run; a crash leaves a mark that expires after `processingMs`. The handler must itself be idempotent at the
@@ -76,7 +76,7 @@ export function createIdempotency(deps: IdempotencyDeps): KitIdempotency {
 
     for (let tries = 0; ; tries++) {
       // StoreUnavailableError propagates from here, before the handler ran: without a mark there is no
-      // dedup, and the caller falls back to its database unique index (seed 004 §4.2).
+      // dedup, and the caller falls back to its database unique index.
       const begun = await store.beginIdempotent(storeKey, token, fingerprint, processingMs, clock.now());
       if (begun.state === 'mismatch') throw new IdempotencyMismatchError(name);
       if (begun.state === 'done') return { status: 'duplicate', result: decodeResult<T>(begun.result) };

@@ -1,4 +1,4 @@
-// The payment safety kit (issue 4; seed 004 and seed 002): fenced locks, callback idempotency, a two-tier
+// The payment safety kit (docs/background.md): fenced locks, callback idempotency, a two-tier
 // cache and recency sets, all on one narrow store port, so the same code runs on Redis and embedded.
 import { systemClock, type Clock } from '../clock.js';
 import { kitKeys } from '../store/keys/kit.js';
@@ -14,7 +14,7 @@ export interface KitCacheSettings {
   l1MaxEntries?: number;
   /** Longest life of an L1 entry. Default 60 s. */
   l1TtlMs?: number;
-  /** Loader calls at once while the store is down. Default 10 (seed 004's rebuild semaphore). */
+  /** Loader calls at once while the store is down, so the database survives the rebuild. Default 10. */
   degradedConcurrency?: number;
   /** Longest hold of the cross-process fill lock. Default 10 s. */
   fillLockTtlMs?: number;
@@ -83,6 +83,6 @@ export type { RecencyDesign, RecencyItem, RecencyOptions, RecencySet, TouchResul
 export { LockHeldError, LockLostError, IdempotencyMismatchError } from './errors.js';
 export { fencedUpdate, fencedUpdateExample, type FencedUpdate } from './fence.js';
 export { cacheKey } from './cache.js';
-// The engines are not re-exported here: kit logic never imports the Redis client (CONVENTIONS "a storage
-// port"). Build a store with `new MemoryKitStore({ clock })` from src/store/memory/kit/index.js or
+// The engines are not re-exported here: kit logic never imports the Redis client (it goes through
+// the storage port, docs/architecture.md). Build a store with `new MemoryKitStore({ clock })` from src/store/memory/kit/index.js or
 // `new RedisKitStore(connection)` from src/store/redis/kit/index.js and pass it in.

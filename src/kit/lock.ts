@@ -1,4 +1,4 @@
-// Fenced locks (seed 004 §3.2; Kleppmann, "How to do distributed locking"): SET NX PX with a unique token,
+// Fenced locks (Kleppmann, "How to do distributed locking"; docs/background.md): SET NX PX with a unique token,
 // compare-and-act release and extend, a fencing number that strictly increases per resource, and a
 // watchdog that renews every ttl/3 while work runs and aborts the work as soon as the lock may be lost.
 import { randomUUID } from 'node:crypto';

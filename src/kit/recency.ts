@@ -1,7 +1,7 @@
-// Recency sets (seed 002): the newest distinct ids that reported within `within`, at most `max`, newest
+// Recency sets (docs/background.md): the newest distinct ids that reported within `within`, at most `max`, newest
 // first. Two designs behind one interface: `buckets` (Before / Current / Next rolling hashes, the design
 // that took Redis from 100 % to 33 % CPU) and `zset` (the design it replaced), so a team can run both side
-// by side and compare answers before switching, as the article did.
+// by side and compare answers before switching.
 import type { Clock } from '../clock.js';
 import type { KitKeys } from '../store/keys/kit.js';
 import { invalidField } from './errors.js';
@@ -11,11 +11,11 @@ import { durationMs, encodeJson, nameLimits, normaliseName } from './validate.js
 export type RecencyDesign = 'buckets' | 'zset';
 
 export interface RecencyOptions {
-  /** Ids returned at most (seed 002: 10,000); also a bucket's capacity. */
+  /** Ids returned at most (e.g. 10,000); also a bucket's capacity. */
   max: number;
   /** How far back an id counts as recent: ms or '7d'. */
   within: number | string;
-  /** How far a report's `at` may be from now, either way (seed 002 chose 1 day): ms or '1d'. */
+  /** How far a report's `at` may be from now, either way (e.g. 1 day): ms or '1d'. */
   tolerance: number | string;
   design?: RecencyDesign;
 }
@@ -37,7 +37,7 @@ export interface RecencySet {
   list(query?: { from?: number; to?: number; limit?: number }): Promise<RecencyItem[]>;
 }
 
-/** Seed 004: keep hot values under 10 KB. */
+/** Hot values stay under 10 KB: a larger one blocks Redis while it is copied on every read. */
 export const maxMetaBytes = 10_240;
 const maxRecencyIds = 1_000_000;
 
@@ -74,7 +74,7 @@ export function createRecency(deps: { store: KitStore; keys: KitKeys; clock: Clo
       const metaText = meta === undefined ? '' : encodeJson(meta, 'meta');
       if (Buffer.byteLength(metaText) > maxMetaBytes) throw invalidField('meta', `must be at most ${maxMetaBytes} bytes as JSON`);
       const now = clock.now();
-      // Seed 002 "time travel": re-parsed old data and drifting clocks report old times; a fixed tolerance
+      // "Time travel": re-parsed old data and drifting clocks report old times; a fixed tolerance
       // rejects them instead of letting them evict real recent ids.
       if (reportedAt < now - toleranceMs) return { accepted: false, reason: 'too-old' };
       if (reportedAt > now + toleranceMs) return { accepted: false, reason: 'too-new' };

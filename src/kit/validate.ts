@@ -1,5 +1,4 @@
-// Names and options checked in one place (seed 004 §3.2/§5.2: key building in one place, trim and normalise
-// ids), so two spellings of one payment never take two locks and bad input fails with the field's name.
+// Names and options checked in one place (keys built in one place from trimmed, normalised ids), so two spellings of one payment never take two locks and bad input fails with the field's name.
 import { invalidField } from './errors.js';
 
 export const nameLimits = { resource: 200, idempotencyKey: 256, cacheKey: 512, recencyName: 128, recencyId: 256 } as const;

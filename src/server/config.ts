@@ -41,7 +41,7 @@ const configSchema = z
     strategy: z.enum(['buckets', 'zset', 'zset-sharded']),
     thresholds: thresholdsSchema,
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-    /** How often the stream publishes `rates` (the issue asks for at least every second). */
+    /** How often the stream publishes `rates` (at least every second, so a dashboard sees an incident within one). */
     streamIntervalMs: z.number().int().min(100).max(1_000),
     /** Events kept for clients reconnecting with Last-Event-ID. */
     streamReplayEvents: z.number().int().min(1).max(100_000),
@@ -74,7 +74,7 @@ export const defaultConfig: ServiceConfig = {
   // A refused connection still fails open at once; only a slow store waits up to this long.
   recordTimeoutMs: 1_000,
   strategy: 'buckets',
-  // Seed 000 §4.3: < 95 % yellow, < 80 % orange, < 50 % red.
+  // Graded alerting (docs/background.md): < 95 % yellow, < 80 % orange, < 50 % red.
   thresholds: { warn: 0.95, major: 0.8, critical: 0.5 },
   logLevel: 'info',
   streamIntervalMs: 1_000,

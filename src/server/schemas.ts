@@ -1,12 +1,12 @@
 // JSON schemas shared by the routes, the validators and the OpenAPI document (one source for all three).
 
-/** DESIGN "Concepts": a channel id is 1–64 chars of [A-Za-z0-9._:-]. */
+/** A channel id is 1–64 chars of [A-Za-z0-9._:-] (docs/architecture.md). */
 export const channelPattern = '^[A-Za-z0-9._:-]{1,64}$';
 
 export const outcomeSchema = {
   $id: 'Outcome',
   type: 'object',
-  description: 'One payment request reaching a state. `at` is the COMPLETION time (seed 000 §2.1).',
+  description: 'One payment request reaching a state. `at` is the COMPLETION time.',
   additionalProperties: false,
   required: ['channel', 'requestId', 'status', 'at'],
   properties: {

@@ -1,5 +1,5 @@
-// Turns PulseOptions into checked settings: defaults from the seeds and the issue, one clear
-// message per bad option.
+// Turns PulseOptions into checked settings: defaults (their reasons in docs/configuration.md), one
+// clear message per bad option.
 import { PayPulseError } from '../errors.js';
 import type { EngineSettings } from '../store/ports/stats.js';
 import type { PulseOptions, Strategy } from '../types.js';
@@ -40,7 +40,7 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
   if (!strategies.includes(strategy)) {
     throw new PayPulseError('PP_ERR_CONFIG', `strategy must be one of ${strategies.join(', ')}, got ${strategy}`);
   }
-  // The dedup horizon: the longest window plus 10 minutes of late callbacks (issue 2).
+  // The dedup horizon: the longest window plus 10 minutes of late callbacks (docs/architecture.md).
   const horizonMs = Math.max(...windowsSec) * 1000 + 10 * 60_000;
   const pendingTimeoutMs = positiveInt('pendingTimeoutMs', options.pendingTimeoutMs, 5 * 60_000);
   if (pendingTimeoutMs >= horizonMs) {
@@ -64,14 +64,14 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     horizonMs,
     pendingTimeoutMs,
     skewToleranceMs: positiveInt('skewToleranceMs', options.skewToleranceMs, 60_000),
-    // Minute counts are kept at least 2 h (seed 000 §4.3), longer if the horizon is longer.
+    // Minute counts are kept at least 2 h (docs/storage.md), longer if the horizon is longer.
     retentionMs: Math.max(horizonMs, 2 * 3600_000) + 60_000,
     lastNMax: 2000,
     failuresMax: 2000,
     // Ledger hashes per channel: a listpack hash is scanned linearly, so smaller hashes make the
     // per-request HSETNX cheaper, up to where more keys cost more. At 300k requests a channel (about
     // 20 entries a hash) 16,384 measured cheapest: 4,096 or 32,768 ≈ 5 % more Redis CPU per event,
-    // 2,048 or 65,536 ≈ 20 % (README: limits).
+    // 2,048 or 65,536 ≈ 20 % (docs/benchmarks.md).
     ledgerShards: 16384,
     zsetShards: 4, // divides ledgerShards: a request's zset shard is its ledger shard % zsetShards
     minSamples: positiveInt('minSamples', options.minSamples, 100),

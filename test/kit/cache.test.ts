@@ -107,7 +107,7 @@ describe.each(engines)('cache on $name', (engine) => {
     expect(await b.getOrLoad('pay:merchant:7:fee', loader, { ttlMs: 60_000 })).toEqual({ version: 1 });
     expect(await b.getOrLoad('pay:merchant:7:fee', loader, { ttlMs: 60_000 })).toEqual({ version: 1 });
     expect(b.stats().l1Hits).toBe(1);
-    version = 2; // seed 004 §3.1: update the database, then invalidate
+    version = 2; // update the database, then invalidate
     await a.invalidate('pay:merchant:7:fee');
     expect(await a.getOrLoad('pay:merchant:7:fee', loader, { ttlMs: 60_000 })).toEqual({ version: 2 });
     await eventually(async () => (await b.getOrLoad('pay:merchant:7:fee', loader, { ttlMs: 60_000 }))?.version === 2);

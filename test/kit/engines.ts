@@ -1,4 +1,4 @@
-// The two engines every kit behaviour runs on (DESIGN.md: one shared suite, both engines). Each test gets
+// The two engines every kit behaviour runs on (one shared suite, both engines). Each test gets
 // a fresh namespace; Redis tests use a redis-server this file started, never one on 6379.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll } from 'vitest';

@@ -1,5 +1,5 @@
-// Redis-only behaviour: a server restarted or killed mid-use (issue 4 "Bad input and faults"), and the key
-// hygiene DESIGN.md asks of every Redis key (a TTL on each, retired buckets unlinked).
+// Redis-only behaviour: a server restarted or killed mid-use , and the key
+// hygiene every Redis key must have (a TTL on each, retired buckets unlinked).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { LockLostError } from '../../src/kit/errors.js';
@@ -104,7 +104,7 @@ describe('kit on a Redis that restarts', () => {
     await kit.idempotency.run('cb:kept', { processingMs: 2000 }, async () => 1);
     await redis.restart();
     await eventually(() => connection.isReady, 3000);
-    // Documented: Redis is not the ledger (seed 004). After losing its memory the mark is gone and the
+    // Documented: Redis is not the ledger (docs/background.md). After losing its memory the mark is gone and the
     // handler runs again; the handler's own database constraint is what stops a double effect.
     expect((await kit.idempotency.run('cb:kept', { processingMs: 2000 }, async () => 2)).status).toBe('executed');
   });

@@ -1,4 +1,4 @@
-// A plain reference model of the counting rules, written from DESIGN.md and issue 2 without looking
+// A plain reference model of the counting rules, written from docs/architecture.md without looking
 // at the engines' data structures: it keeps every request's history and counts by scanning it.
 // The property test compares every engine with it.
 import type { Outcome } from '../../src/types.js';

@@ -31,7 +31,7 @@ export function statsEngines({ cluster = true } = {}): EngineCase[] {
   const make = (base: () => PulseOptions) => async (options: PulseOptions = {}) => {
     const clock = new ManualClock(start);
     // A generous record timeout: these suites test counting, and a loaded 2-core machine must not
-    // turn a slow answer into fail-open buffering (test/failOpen.test.ts covers that on purpose).
+    // turn a slow answer into fail-open buffering (test/stats/recording.test.ts covers that on purpose).
     const pulse = await createPulse({ recordTimeoutMs: 5000, ...base(), namespace: freshNamespace(), clock, ...options });
     return { pulse, clock };
   };

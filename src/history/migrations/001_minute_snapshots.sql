@@ -1,6 +1,6 @@
 -- Per-minute counts of each channel, copied from the live store (pulse.minutes) by the snapshot job.
--- The live store keeps about 2 hours (seed 000 §4.3); this table is the long-term record for trends,
--- channel quality reviews and reconciliation (seed 003 "persist the statistics to a DB").
+-- The live store keeps about 2 hours of minute counts (docs/storage.md); this table is the long-term record
+-- for trends, channel quality reviews and reconciliation, which look back weeks.
 CREATE TABLE IF NOT EXISTS minute_snapshots (
   channel     text        NOT NULL,
   minute      timestamptz NOT NULL,

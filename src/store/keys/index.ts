@@ -1,4 +1,4 @@
-// Every Redis key PayPulse uses is built in this folder (seed 000 §4.1: never let callers hand-build keys).
+// Every Redis key PayPulse uses is built in this folder (callers never hand-build keys; docs/storage.md).
 // Layout: `<namespace>:{<tag>}:<what>…`. The `{tag}` is a Redis Cluster hash tag, so all keys of one
 // channel (or one kit resource) live in one slot and a Lua script over them is never cross-slot.
 

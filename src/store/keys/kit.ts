@@ -1,17 +1,17 @@
-// Every Redis key and pub/sub channel of the kit is built here (seed 000 §4.1, seed 004 §3.2: key building in
-// one place). Each kit object gets its own hash tag (`{lock:<resource>}` …), so the few keys one script
+// Every Redis key and pub/sub channel of the kit is built here (key building in one place;
+// docs/storage.md). Each kit object gets its own hash tag (`{lock:<resource>}` …), so the few keys one script
 // touches (a lock and its fence counter, a recency set's index and buckets) share a Redis Cluster slot.
 import { checkNamespace, safeTag, slotPrefix } from './index.js';
 
 export interface LockKeys {
-  /** Holds the holder's token; `SET NX PX` (seed 004 §3.2). */
+  /** Holds the holder's token; `SET NX PX`. */
   lock: string;
   /** The fencing counter; outlives the lock so fences keep increasing. */
   fence: string;
 }
 
 export interface RecencyKeys {
-  /** Buckets design: the current bucket index (seed 002). */
+  /** Buckets design: the current bucket index. */
   index: string;
   /** Buckets design: the round-robin bucket hashes, `bucketSlots` of them. */
   buckets: string[];
@@ -21,7 +21,7 @@ export interface RecencyKeys {
   zsetMeta: string;
 }
 
-/** Seed 002 uses ten bucket slots round-robin, so a retired bucket is never reused while a reader may hold it. */
+/** Ten bucket slots round-robin, so a retired bucket is never reused while a reader may hold it. */
 export const bucketSlots = 10;
 
 export interface KitKeys {

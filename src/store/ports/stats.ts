@@ -1,6 +1,6 @@
 // The storage port of the success-rate engine: a handful of atomic operations named after what they do.
 // The Redis engine runs each as one Lua script call per channel; the memory engine as one function.
-// Both pass the same conformance suite (test/conformance). Stats code never imports a Redis client.
+// Both pass the same conformance suite (test/store/conformance). Stats code never imports a Redis client.
 import type { FailedRequest, MinuteCounts, Strategy } from '../../types.js';
 
 /** 1 pending, 2 failure, 3 success: the order is the precedence (a success is never downgraded). */
@@ -44,15 +44,15 @@ export interface EngineSettings {
   /** Dedup horizon: a request's state is remembered this long after its last `at`. */
   horizonMs: number;
   skewToleranceMs: number;
-  /** How long per-second and per-minute counts are kept (≥ 2 h, seed 000 §4.3). */
+  /** How long per-second and per-minute counts are kept (≥ 2 h). */
   retentionMs: number;
-  /** Newest terminal outcomes kept per series for last-N (seed 003 keeps 2,000). */
+  /** Newest terminal outcomes kept per series for last-N (2,000 by default). */
   lastNMax: number;
   /** Newest failed requests kept per channel for drill-down by the sorted-set strategies; `buckets` keeps every one within the horizon (failures-log.lua). */
   failuresMax: number;
   /** Ledger hashes per generation; small hashes stay in Redis's compact listpack encoding. */
   ledgerShards: number;
-  /** Hash shards per minute key of `zset-sharded` (seed 000 §4.1). */
+  /** Hash shards per minute key of `zset-sharded` (docs/storage.md). */
   zsetShards: number;
 }
 

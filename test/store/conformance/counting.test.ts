@@ -1,4 +1,4 @@
-// The counting rules of DESIGN.md and issue 2, one example each, on every engine and strategy.
+// The counting rules (docs/architecture.md), one example each, on every engine and strategy.
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/types.js';
 import { statsEngines, start } from '../../support/statsEngines.js';

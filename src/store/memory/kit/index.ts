@@ -1,4 +1,4 @@
-// The kit's port in one process: the embedded default (DESIGN.md), not a test double. Each operation runs
+// The kit's port in one process: the embedded default (docs/architecture.md), not a test double. Each operation runs
 // synchronously inside one call, so it is as atomic as the Lua script it mirrors; expiry follows the
 // injected Clock, so tests and the simulator move time instead of sleeping.
 import { systemClock, type Clock } from '../../../clock.js';

@@ -1,4 +1,4 @@
-// The two recency designs of seed 002 in memory, mirroring the Lua scripts line for line in behaviour:
+// The two recency designs (docs/storage.md) in memory, mirroring the Lua scripts line for line in behaviour:
 // rolling buckets (Before / Current / Next, ten slots round-robin) and a score-ordered set trimmed to max.
 import type { Clock } from '../../../clock.js';
 import type { RecencyEntry, RecencyKeys } from '../../ports/kit.js';
