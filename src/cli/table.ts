@@ -1,4 +1,5 @@
 // The terminal view of channel health: one row per channel, one column per window.
+import { defaultConfig } from '../server/config.js';
 import type { Rate } from '../types.js';
 
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
@@ -10,10 +11,8 @@ export interface Thresholds {
   critical: number;
 }
 
-export const seedThresholds: Thresholds = { warn: 0.95, major: 0.8, critical: 0.5 };
-
 /** Graded, not one threshold: below 95 % yellow, below 80 % orange, below 50 % red (docs/background.md). */
-export function grade(rate: number | null, t: Thresholds = seedThresholds): 'ok' | 'warn' | 'major' | 'critical' | 'none' {
+export function grade(rate: number | null, t: Thresholds = defaultConfig.thresholds): 'ok' | 'warn' | 'major' | 'critical' | 'none' {
   if (rate === null) return 'none';
   if (rate < t.critical) return 'critical';
   if (rate < t.major) return 'major';
@@ -32,7 +31,7 @@ function cell(r: Rate | undefined, t: Thresholds): string {
 }
 
 /** Rows of `rates` grouped by channel; `?` marks a rate on too few samples to trust. */
-export function renderRates(rates: Rate[], windows: string[], t: Thresholds = seedThresholds): string {
+export function renderRates(rates: Rate[], windows: string[], t: Thresholds = defaultConfig.thresholds): string {
   const byChannel = new Map<string, Map<string, Rate>>();
   for (const r of rates) {
     if (!byChannel.has(r.channel)) byChannel.set(r.channel, new Map());
