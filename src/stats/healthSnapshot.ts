@@ -3,7 +3,7 @@
 // snapshot, so the store's read load is one refresh per interval whatever the number of readers
 // (docs/architecture.md, "One health snapshot").
 import type { Clock } from '../clock.js';
-import type { StatsStore } from '../store/port.js';
+import type { StatsStore } from '../store/ports/stats.js';
 import type { PulseLogger, Rate } from '../types.js';
 import { toRate } from './rate.js';
 import { parseWindow } from './windows.js';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createPulse } from '../../src/pulse.js';
-import { startRedis } from '../../src/sim/redisServer.js';
+import { startRedis } from '../support/redisServer.js';
 import { start, statsEngines } from '../support/statsEngines.js';
 
 const cases = statsEngines({ cluster: false });

@@ -8,7 +8,7 @@ import type { CoordinationStore } from '../../src/store/ports/coordination.js';
 import { coordinationKey } from '../../src/store/keys/coordination.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
 import { RedisCoordinationStore } from '../../src/store/redis/coordination.js';
-import { startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { startRedis, type LocalRedis } from '../support/redisServer.js';
 
 interface Engine {
   name: string;
