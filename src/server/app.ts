@@ -42,7 +42,7 @@ export interface BuildAppOptions {
   snapshots?: Pick<SnapshotJob, 'stats'>;
 }
 
-/** What the app adds to Fastify, for startService, the demo and later issues (alerts publish on `hub`). */
+/** What the app adds to Fastify, for startService, the demo and the parts built on the app (alerts publish on `hub`). */
 export interface PaypulseContext {
   /** The library object the app serves. */
   pulse: Pulse;
