@@ -1,9 +1,8 @@
 // Names and options checked in one place (keys built in one place from trimmed, normalised ids), so two spellings of one payment never take two locks and bad input fails with the field's name.
+import { unsafeCharacters, unsafeCharactersReason } from '../text.js';
 import { invalidField } from './errors.js';
 
 export const nameLimits = { resource: 200, idempotencyKey: 256, cacheKey: 512, recencyName: 128, recencyId: 256 } as const;
-
-const controlChars = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Trimmed, NFC-normalised, non-empty, no control characters, at most `maxLength` characters. */
 export function normaliseName(value: unknown, field: string, maxLength: number): string {
@@ -11,7 +10,7 @@ export function normaliseName(value: unknown, field: string, maxLength: number):
   const name = value.normalize('NFC').trim();
   if (name === '') throw invalidField(field, 'must not be empty');
   if (name.length > maxLength) throw invalidField(field, `must be at most ${maxLength} characters, got ${name.length}`);
-  if (controlChars.test(name)) throw invalidField(field, 'must not contain control characters');
+  if (unsafeCharacters.test(name)) throw invalidField(field, unsafeCharactersReason);
   return name;
 }
 

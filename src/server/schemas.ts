@@ -1,26 +1,30 @@
-// JSON schemas shared by the routes, the validators and the OpenAPI document (one source for all three).
+// JSON schemas shared by the routes and the OpenAPI document. The outcome's schema is derived from the
+// library's rules (stats/validate.ts), which are what POST /v1/outcomes actually checks; a test feeds both
+// the same items (test/server/outcomeParity.test.ts).
+import { channelPattern, dimNamePattern, dimValuePattern, outcomeLimits, outcomeStatuses } from '../stats/validate.js';
+import { unsafeCharacters } from '../text.js';
 
-/** A channel id is 1–64 chars of [A-Za-z0-9._:-] (docs/architecture.md). */
-export const channelPattern = '^[A-Za-z0-9._:-]{1,64}$';
+/** A string free of the characters no id may hold, as a JSON Schema pattern. */
+const safeTextPattern = `^[^${unsafeCharacters.source.slice(1, -1)}]*$`;
 
 export const outcomeSchema = {
   $id: 'Outcome',
   type: 'object',
-  description: 'One payment request reaching a state. `at` is the COMPLETION time.',
+  description: 'One payment request reaching a state. `at` is the COMPLETION time: a slow payment counts when it ends, not when it started.',
   additionalProperties: false,
   required: ['channel', 'requestId', 'status', 'at'],
   properties: {
-    channel: { type: 'string', pattern: channelPattern },
-    requestId: { type: 'string', minLength: 1, maxLength: 128 },
-    status: { type: 'string', enum: ['success', 'failure', 'pending'] },
-    at: { type: 'integer', minimum: 0, description: 'epoch milliseconds' },
+    channel: { type: 'string', pattern: channelPattern.source },
+    requestId: { type: 'string', minLength: 1, maxLength: outcomeLimits.requestIdChars, pattern: safeTextPattern },
+    status: { type: 'string', enum: outcomeStatuses },
+    at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'epoch milliseconds' },
     dims: {
       type: 'object',
-      maxProperties: 16,
-      propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9_]{0,31}$' },
-      additionalProperties: { type: 'string', minLength: 1, maxLength: 64 },
+      maxProperties: outcomeLimits.dims,
+      propertyNames: { pattern: dimNamePattern.source },
+      additionalProperties: { type: 'string', pattern: dimValuePattern.source },
     },
-    code: { type: 'string', minLength: 1, maxLength: 64 },
+    code: { type: 'string', minLength: 1, maxLength: outcomeLimits.codeChars, pattern: safeTextPattern },
     latencyMs: { type: 'number', minimum: 0 },
   },
 } as const;
@@ -92,7 +96,7 @@ export const recordResultSchema = {
 export const channelParamsSchema = {
   type: 'object',
   required: ['channel'],
-  properties: { channel: { type: 'string', pattern: channelPattern } },
+  properties: { channel: { type: 'string', pattern: channelPattern.source } },
 } as const;
 
 export const errorResponses = {
