@@ -6,6 +6,7 @@ import { createKit, type Kit } from './kit/index.js';
 import { observeRecord, observeStoreCall, type PulseObserver } from './observer.js';
 import { SuccessRateEngine } from './stats/engine.js';
 import { createHealthSnapshots, type HealthSnapshots } from './stats/healthSnapshot.js';
+import { addRecords, noRecords, verdictOf } from './stats/recordResults.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
 import { MemoryKitStore } from './store/memory/kit/index.js';
 import { MemoryStatsStore } from './store/memory/statsStore.js';
@@ -30,7 +31,7 @@ import type {
 export type { PulseObserver } from './observer.js';
 
 function summaryOf(r: RecordResult): RecordManyResult {
-  return { accepted: r.accepted, duplicates: r.duplicate, corrected: r.corrected, stale: r.stale, buffered: r.buffered, dropped: r.dropped };
+  return addRecords(noRecords(), [verdictOf(r)]);
 }
 
 /**

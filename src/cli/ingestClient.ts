@@ -1,5 +1,6 @@
 // A small HTTP client for POST /v1/outcomes: what `paypulse simulate --target` and the HTTP benchmark use to
 // send outcomes to a running service, in batches the server accepts (≤ 10,000).
+import { addRecords, noRecords } from '../stats/recordResults.js';
 import type { Outcome, RecordManyResult } from '../types.js';
 import { maxBatchItems } from '../server/schemas.js';
 
@@ -34,16 +35,8 @@ export function createIngestClient({ target, token }: IngestClientOptions) {
   return {
     /** Sends any number of outcomes, split into server-sized batches, one after another. */
     async send(outcomes: Outcome[]): Promise<RecordManyResult> {
-      const total: RecordManyResult = { accepted: 0, duplicates: 0, corrected: 0, stale: 0, buffered: 0, dropped: 0 };
-      for (let i = 0; i < outcomes.length; i += maxBatchItems) {
-        const r = await postBatch(outcomes.slice(i, i + maxBatchItems));
-        total.accepted += r.accepted;
-        total.duplicates += r.duplicates;
-        total.corrected += r.corrected;
-        total.stale += r.stale;
-        total.buffered += r.buffered;
-        total.dropped += r.dropped ?? 0;
-      }
+      const total = noRecords();
+      for (let i = 0; i < outcomes.length; i += maxBatchItems) addRecords(total, [await postBatch(outcomes.slice(i, i + maxBatchItems))]);
       return total;
     },
   };

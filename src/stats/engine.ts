@@ -16,6 +16,7 @@ import type {
   WindowQuery,
 } from '../types.js';
 import { toRate } from './rate.js';
+import { addRecords, noRecords, oneHot } from './recordResults.js';
 import { Recorder } from './recorder.js';
 import { SeriesPlan } from './series.js';
 import type { ResolvedSettings } from './settings.js';
@@ -51,25 +52,15 @@ export class SuccessRateEngine implements SuccessRates {
   async record(outcome: Outcome): Promise<RecordResult> {
     this.assertOpen();
     assertOutcomes([outcome], this.rules);
-    const [result] = await this.recorder.submit([outcome]);
-    return result;
+    const [verdict] = await this.recorder.submit([outcome]);
+    return oneHot(verdict);
   }
 
   async recordMany(outcomes: Outcome[]): Promise<RecordManyResult> {
     this.assertOpen();
     if (!Array.isArray(outcomes)) throw queryError('outcomes', 'must be an array');
     assertOutcomes(outcomes, this.rules);
-    const results = await this.recorder.submit(outcomes);
-    const sum: RecordManyResult = { accepted: 0, duplicates: 0, corrected: 0, stale: 0, buffered: 0, dropped: 0 };
-    for (const r of results) {
-      sum.accepted += r.accepted;
-      sum.duplicates += r.duplicate;
-      sum.corrected += r.corrected;
-      sum.stale += r.stale;
-      sum.buffered += r.buffered;
-      sum.dropped += r.dropped;
-    }
-    return sum;
+    return addRecords(noRecords(), await this.recorder.submit(outcomes));
   }
 
   async rate(channel: string, query: WindowQuery = {}): Promise<Rate> {

@@ -7,16 +7,17 @@
 // and logged, never silently.
 import type { Clock } from '../clock.js';
 import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/ports/stats.js';
-import type { Outcome, PulseLogger, RecordResult } from '../types.js';
+import type { Outcome, PulseLogger } from '../types.js';
 import { hashId } from './hash.js';
+import type { RecordVerdict } from './recordResults.js';
 import type { SeriesPlan } from './series.js';
 import type { ResolvedSettings } from './settings.js';
 
 /** One submit() call: its results fill in as its outcomes' batches finish. */
 interface Call {
-  results: RecordResult[];
+  verdicts: RecordVerdict[];
   remaining: number;
-  resolve: (results: RecordResult[]) => void;
+  resolve: (verdicts: RecordVerdict[]) => void;
 }
 
 interface Item {
@@ -27,27 +28,20 @@ interface Item {
   index?: number;
 }
 
-function settle(item: Item, result: RecordResult): void {
+function settle(item: Item, verdict: RecordVerdict): void {
   const call = item.call;
   if (!call) return;
-  call.results[item.index!] = result;
-  if (--call.remaining === 0) call.resolve(call.results);
+  call.verdicts[item.index!] = verdict;
+  if (--call.remaining === 0) call.resolve(call.verdicts);
 }
 
 const statusCodes = { pending: StatusCode.Pending, failure: StatusCode.Failure, success: StatusCode.Success };
-const result = (code: 'accepted' | 'duplicate' | 'corrected' | 'stale' | 'buffered' | 'dropped'): RecordResult => ({
-  accepted: code === 'accepted' ? 1 : 0,
-  duplicate: code === 'duplicate' ? 1 : 0,
-  corrected: code === 'corrected' ? 1 : 0,
-  stale: code === 'stale' ? 1 : 0,
-  buffered: code === 'buffered' ? 1 : 0,
-  dropped: code === 'dropped' ? 1 : 0,
-});
 /** Store time an outcome may fairly take (Redis spends ≈ 10 µs on one, see the README's benchmark). */
 const perOutcomeAllowanceMs = 0.02;
 /** Batches at the store at once. */
 const maxInFlight = 4;
-const byCode = [result('accepted'), result('duplicate'), result('corrected')];
+/** The store's per-outcome codes, in RecordCode order. */
+const verdictOfCode: readonly RecordVerdict[] = ['accepted', 'duplicate', 'corrected'];
 
 export interface RecorderStats {
   storeReachable: boolean;
@@ -90,11 +84,11 @@ export class Recorder {
   }
 
   /** Outcomes must be validated already. Resolves once every one is written or buffered. */
-  submit(outcomes: Outcome[]): Promise<RecordResult[]> {
+  submit(outcomes: Outcome[]): Promise<RecordVerdict[]> {
     // One promise per call, not per outcome: a batch of thousands would otherwise cost as much in
     // promise bookkeeping as in the store.
     return new Promise((resolve) => {
-      const call: Call = { results: new Array(outcomes.length), remaining: outcomes.length, resolve };
+      const call: Call = { verdicts: new Array(outcomes.length), remaining: outcomes.length, resolve };
       if (outcomes.length === 0) resolve([]);
       outcomes.forEach((o, index) => {
         this.queue.push({
@@ -161,7 +155,7 @@ export class Recorder {
       // Too old for every window (and the dedup horizon), or further ahead than clock skew explains.
       if (at < now - this.settings.horizonMs || at > now + this.settings.skewToleranceMs) {
         this.stats.staleOutcomes++;
-        settle(item, result('stale'));
+        settle(item, 'stale');
         continue;
       }
       const list = byChannel.get(item.channel);
@@ -178,7 +172,7 @@ export class Recorder {
     const writes = channels.map((channel) => {
       const items = byChannel.get(channel)!;
       return this.store.recordBatch(channel, items.map((i) => i.stored), now, timeoutMs).then(
-        (codes) => items.forEach((item, i) => settle(item, byCode[codes[i]] ?? result('accepted'))),
+        (codes) => items.forEach((item, i) => settle(item, verdictOfCode[codes[i]] ?? 'accepted')),
         (err: unknown) => {
           ok = false;
           this.bufferFailed(items, err);
@@ -209,13 +203,13 @@ export class Recorder {
     const kept = items.slice(0, Math.max(0, room));
     const dropped = items.length - kept.length;
     for (const item of kept) {
-      settle(item, result('buffered'));
+      settle(item, 'buffered');
       this.buffer.push({ channel: item.channel, stored: item.stored });
     }
     if (dropped > 0) {
       this.stats.droppedOutcomes += dropped;
       this.logger?.error({ dropped, bufferLimit: this.settings.bufferLimit }, 'paypulse: outcome buffer full, outcomes dropped');
-      for (const item of items.slice(kept.length)) settle(item, result('dropped'));
+      for (const item of items.slice(kept.length)) settle(item, 'dropped');
     }
     this.scheduleRetry();
   }

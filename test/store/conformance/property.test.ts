@@ -3,6 +3,7 @@
 // window, last-N, failures and minutes answer must match.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { verdictOf } from '../../../src/stats/recordResults.js';
 import type { Outcome, RecordResult } from '../../../src/types.js';
 import { ReferenceModel, type ModelResult } from '../../support/referenceModel.js';
 import { statsEngines } from '../../support/statsEngines.js';
@@ -50,8 +51,7 @@ function toOutcome(i: { channel: string; idx: number; status: string; offsetMs: 
   };
 }
 
-const resultName = (r: RecordResult): ModelResult | 'buffered' =>
-  r.accepted ? 'accepted' : r.duplicate ? 'duplicate' : r.corrected ? 'corrected' : r.stale ? 'stale' : 'buffered';
+const resultName = (r: RecordResult) => verdictOf(r) as ModelResult | 'buffered' | 'dropped';
 
 describe.each(statsEngines())('reference model agreement: $name', (engine) => {
   it('matches the reference model on random streams', async () => {
