@@ -1,8 +1,9 @@
 // Lua scripts live in .lua files (BullMQ's layout): `<name>-<numberOfKeys>.lua`, each opening with its
 // KEYS, ARGV and reply. `--@include <file>` pulls a shared snippet from lua/includes, so one piece of Lua
-// is written once. The SHA is computed at load, never kept by hand.
+// is written once; each include's header says what it provides and requires, and a test checks that
+// against the code (test/store/luaContract.test.ts). The SHA is computed at load, never kept by hand.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,14 +14,64 @@ export interface LuaScript {
   numberOfKeys: number;
 }
 
-const luaDir = join(dirname(fileURLToPath(import.meta.url)), 'lua');
+/** Which file each line range of a composed script comes from, to look up a Redis error's line. */
+export interface ComposedPart {
+  file: string;
+  /** 1-based, in the composed source. */
+  firstLine: number;
+  lineCount: number;
+}
 
-function expandIncludes(source: string, seen: Set<string>): string {
-  return source.replace(/^--@include (\S+)\s*$/gm, (_line, file: string) => {
-    if (seen.has(file)) return `-- (${file} already included)`;
-    seen.add(file);
-    return expandIncludes(readFileSync(join(luaDir, 'includes', file), 'utf8'), seen);
-  });
+export interface ComposedScript {
+  source: string;
+  parts: ComposedPart[];
+}
+
+export const luaDir = join(dirname(fileURLToPath(import.meta.url)), 'lua');
+const includePattern = /^--@include (\S+)\s*$/;
+
+/**
+ * Expands `--@include` lines. An include must exist and appear once per script: the includes define
+ * top-level locals, so a second copy would shadow the first and order would silently decide.
+ */
+export function composeLua(path: string, dir = luaDir): ComposedScript {
+  const lines: string[] = [];
+  const parts: ComposedPart[] = [];
+  const seen = new Map<string, string>();
+  const add = (file: string, text: string) => {
+    let start = lines.length;
+    const flush = (end: number) => {
+      if (end > start) parts.push({ file, firstLine: start + 1, lineCount: end - start });
+    };
+    for (const line of text.replace(/\n$/, '').split('\n')) {
+      const include = includePattern.exec(line);
+      if (!include) {
+        lines.push(line);
+        continue;
+      }
+      const name = include[1];
+      if (seen.has(name)) throw new Error(`Lua include ${name} is included twice in ${path} (by ${seen.get(name)} and by ${file})`);
+      seen.set(name, file);
+      let source: string;
+      try {
+        source = readFileSync(join(dir, 'includes', name), 'utf8');
+      } catch {
+        throw new Error(`Lua include ${name} (included by ${file}) not found in ${join(dir, 'includes')}`);
+      }
+      flush(lines.length);
+      add(`includes/${name}`, source);
+      start = lines.length;
+    }
+    flush(lines.length);
+  };
+  add(path, readFileSync(join(dir, path), 'utf8'));
+  return { source: `${lines.join('\n')}\n`, parts };
+}
+
+/** Every script (not include) under `lua/`, as paths relative to it. */
+export function listScripts(dir = luaDir): string[] {
+  const inDir = (sub: string) => readdirSync(join(dir, sub)).filter((f) => /-\d+\.lua$/.test(f)).map((f) => (sub ? `${sub}/${f}` : f));
+  return [...inDir(''), ...inDir('kit')].sort();
 }
 
 const cache = new Map<string, LuaScript>();
@@ -31,7 +82,7 @@ export function loadScript(path: string): LuaScript {
   if (hit) return hit;
   const match = /-(\d+)\.lua$/.exec(path);
   if (!match) throw new Error(`Lua script name must end in -<numberOfKeys>.lua: ${path}`);
-  const source = expandIncludes(readFileSync(join(luaDir, path), 'utf8'), new Set());
+  const { source } = composeLua(path);
   const script: LuaScript = {
     name: path.replace(/\.lua$/, ''),
     source,

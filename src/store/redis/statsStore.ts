@@ -8,9 +8,9 @@ import { PackWriter } from './msgpack.js';
 import { loadScript, type LuaScript } from './scripts.js';
 
 const scriptFiles = {
-  buckets: 'channelBuckets-1.lua',
-  zset: 'channelZset-1.lua',
-  'zset-sharded': 'channelSharded-1.lua',
+  buckets: 'buckets-1.lua',
+  zset: 'zset-1.lua',
+  'zset-sharded': 'zset-sharded-1.lua',
 } as const;
 
 export class RedisStatsStore implements StatsStore {

@@ -1,6 +1,8 @@
 -- Per-second logs (strategy `buckets`: last-N details, failures) are appended to, not rewritten: the
 -- text for one key is gathered over the call and sent as one APPEND at its end (flushWrites,
 -- outcome.lua). Each key is kept while its second is within the dedup horizon.
+-- provides: queueAppend, flushAppends
+-- requires: keepFor, secondTtlSec
 local appends, appendKeys = {}, {}
 
 local function queueAppend(key, sec, text)

@@ -1,6 +1,8 @@
 -- Calls a variadic command over a long list in chunks: Lua's unpack() fails past ~8,000 values (a
 -- recency query may return 10,000 ids, seed 002's limit; a ledger shard past the listpack encoding
 -- may drop thousands of requests at once). Returns the replies concatenated.
+-- provides: chunked
+-- requires: (nothing)
 local function chunked(command, key, values)
   local replies = {}
   for first = 1, #values, 1000 do

@@ -5,7 +5,11 @@
 --
 -- The client counts every terminal outcome of the batch as if it were new, gathered the same way
 -- (clientCounts.ts): most are, and counting them here cost ≈ 0.2 µs of Redis CPU per outcome. The
--- script takes back the count of each one the ledger finds to be a duplicate (outcome.lua, `o.counted`).
+-- script takes back the count of each one the ledger finds to be a duplicate (outcome.lua,
+-- `o.countedByClient`).
+-- provides: CLIENT_COUNTS, addClientCounts, countTerminal, flushTerminal, readTerminal, readMinuteTerminal
+-- requires: keepFrom, idiv, SUCCESS, forgetBefore, tallySecond, TERMINAL_TALLY, SUCCESSES, FAILURES,
+--           appendDetail, sumTally, minuteTally
 local CLIENT_COUNTS = true
 local gathered, gatheredList = {}, {}
 local cachedList, cachedSec, cachedGathered
@@ -31,7 +35,7 @@ end
 -- The client's counts of one series list and second: `records` is their detail, 2 bytes each.
 local function addClientCounts(seriesList, sec, successes, failures, records)
   local g = gatherFor(seriesList, sec)
-  g.s, g.f, g.counted = g.s + successes, g.f + failures, records
+  g.s, g.f, g.clientRecords = g.s + successes, g.f + failures, records
 end
 
 local function countTerminal(o, status, at, delta)
@@ -48,22 +52,22 @@ end
 
 local function flushTerminal()
   for _, g in ipairs(gatheredList) do
-    local parts = { g.counted }
+    local parts = { g.clientRecords }
     for i = 1, g.n, 4000 do parts[#parts + 1] = string.char(unpack(g, i, math.min(i + 3999, g.n))) end
     local records = table.concat(parts)
     for _, series in ipairs(g.series) do
-      if g.s ~= 0 then tallySecond('b', series, g.sec, 's', g.s) end
-      if g.f ~= 0 then tallySecond('b', series, g.sec, 'f', g.f) end
+      if g.s ~= 0 then tallySecond(TERMINAL_TALLY, series, g.sec, SUCCESSES, g.s) end
+      if g.f ~= 0 then tallySecond(TERMINAL_TALLY, series, g.sec, FAILURES, g.f) end
       if #records > 0 then appendDetail(series, g.sec, records) end
     end
   end
 end
 
 local function readTerminal(series, fromSec, toSec)
-  return sumTally('b', series, 's', fromSec, toSec), sumTally('b', series, 'f', fromSec, toSec)
+  return sumTally(TERMINAL_TALLY, series, SUCCESSES, fromSec, toSec), sumTally(TERMINAL_TALLY, series, FAILURES, fromSec, toSec)
 end
 
 local function readMinuteTerminal(series, minute)
-  local t = minuteTally('b', series, minute)
-  return t.s, t.f
+  local t = minuteTally(TERMINAL_TALLY, series, minute)
+  return t[SUCCESSES], t[FAILURES]
 end

@@ -3,11 +3,17 @@
 -- TTL so nothing is trimmed by hand. A window sums ZCARD of its full minutes and ZCOUNT of the two
 -- partial minutes at its edges (the hybrid read of §5.2). The `@at` keeps two lives of one id apart
 -- (an id reused past the dedup horizon); the ledger knows `at` whenever a member must be removed.
+-- provides: CLIENT_COUNTS, addClientCounts, countTerminal, readTerminal, readMinuteTerminal
+-- requires: prefix, int, keepFrom, zsetShards, keepFor, retentionTtlSec, SUCCESS, addLastN, removeLastN
 local function shardKey(series, minute, shard, which)
   return prefix .. 'm:' .. series .. ':' .. int(minute) .. ':' .. shard .. ':' .. which
 end
 
 local CLIENT_COUNTS = false -- its counts are sorted-set members, written one by one
+-- The client sends no counts to this strategy (statsStore.ts): a batch with some is a bug, said loudly.
+local function addClientCounts()
+  error('client counts sent to a strategy that counts in the script')
+end
 
 local function countTerminal(o, status, at, delta)
   if at < keepFrom then return end
@@ -29,9 +35,8 @@ local function countTerminal(o, status, at, delta)
       if status == SUCCESS then redis.call('ZREM', shardKey(series, minute, shard, 'succ'), member) end
     end
   end
+  if delta > 0 then addLastN(o, status, at) else removeLastN(o) end
 end
-
-local function flushTerminal() end
 
 local function countMinute(series, minute, fromMs, toMs)
   local whole = fromMs <= minute * 60000 and (minute + 1) * 60000 - 1 <= toMs

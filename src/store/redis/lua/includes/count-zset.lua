@@ -2,6 +2,10 @@
 -- member `<channel>:<requestId>` (§2.2), score = completion time. The sets are also the dedup state:
 -- a member is unique, so a repeated callback is counted once. Sets are trimmed below the retention
 -- a bounded number of members per call (§2.4: a huge ZREMRANGEBYSCORE blocks Redis).
+-- provides: CLAIM_SAVES_STATE, CLIENT_COUNTS, addClientCounts, forget, lookup, writeIfNew, claim, saveState,
+--           markStarted, countTerminal, flushTerminal, readTerminal, readMinuteTerminal
+-- requires: prefix, horizon, pendingTimeout, forgetBefore, int, SUCCESS, FAILURE, PENDING, keepFor, addLastN,
+--           removeLastN, keepFrom, retentionTtlSec, now
 local channel = string.match(prefix, '{(.*)}')
 local startedKey = prefix .. 'st'
 -- A life can outlive its pending time by a timeout and a horizon (a success correcting a timeout late),
@@ -14,10 +18,14 @@ local function zkey(series, which)
   return prefix .. 'z:' .. series .. ':' .. which
 end
 
-local CLAIM_WRITES = false
+local CLAIM_SAVES_STATE = false -- the sets are written by countTerminal; claim() only looks up
 local CLIENT_COUNTS = false
+-- The client sends no counts to this strategy (statsStore.ts): a batch with some is a bug, said loudly.
+local function addClientCounts()
+  error('client counts sent to a strategy that counts in the script')
+end
 -- Most channels have no pending requests: then one check per call spares a lookup per outcome.
--- (A pending recorded later in this call is written at once and sets this flag, see outcome.lua.)
+-- (A pending recorded later in this call is written at once and sets this flag, in saveState.)
 local anyPending = redis.call('EXISTS', prefix .. 'pend') == 1
 
 -- A forgotten request's started mark must not count for its next life.
@@ -41,17 +49,17 @@ local function lookup(o)
         end
       end
       forget(o)
-      return 0, 0, nil, nil
+      return 0, 0, nil
     end
-    if redis.call('ZSCORE', zkey('', 'succ'), member) then return SUCCESS, at, nil, nil end
-    return FAILURE, at, nil, nil
+    if redis.call('ZSCORE', zkey('', 'succ'), member) then return SUCCESS, at, nil end
+    return FAILURE, at, nil
   end
-  if not anyPending then return 0, 0, nil, nil end
+  if not anyPending then return 0, 0, nil end
   local deadline = redis.call('ZSCORE', prefix .. 'pend', o.id)
   if deadline and tonumber(deadline) - pendingTimeout >= forgetBefore then
-    return PENDING, tonumber(deadline) - pendingTimeout, 1, nil
+    return PENDING, tonumber(deadline) - pendingTimeout, 1
   end
-  return 0, 0, nil, nil
+  return 0, 0, nil
 end
 
 -- The sets are written by countTerminal, so claiming is looking up, and for a new life clearing a
@@ -60,9 +68,9 @@ local anyStarted = redis.call('EXISTS', startedKey) == 1
 local function writeIfNew() end -- the sets are written by countTerminal: claim() looks up
 
 local function claim(o)
-  local status, at, started, foundIn = lookup(o)
+  local status, at, started = lookup(o)
   if status == 0 and anyStarted then forget(o) end
-  return status, at, started, foundIn
+  return status, at, started
 end
 
 -- Only the started mark needs storing: all/succ and the pending set are the rest of the state.
@@ -71,6 +79,7 @@ local function saveState(o, status, at)
     redis.call('ZADD', startedKey, at, o.id)
     keepFor(startedKey, startedTtlSec)
     anyStarted = true
+    anyPending = true -- startPending (outcome.lua) adds it to the pending set next
   end
 end
 
@@ -93,6 +102,7 @@ local function countTerminal(o, status, at, delta)
       redis.call('ZREM', all, member)
     end
   end
+  if delta > 0 then addLastN(o, status, at) else removeLastN(o) end
 end
 
 local function trimBelow(key, cutoff, ttlSec)

@@ -6,16 +6,19 @@
 -- Reading walks back from now over the seconds whose failure counters (tally.lua, the channel's
 -- series '') are not zero, so a quiet hour costs a few counter reads, not a read per second.
 -- All failures within the horizon are kept (≈ 50 B each); `failuresMax` bounds the sorted sets only.
+-- provides: noteFailure, unnoteFailure, readFailures
+-- requires: prefix, int, idiv, queueAppend, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals,
+--           FAILURES, minuteSeconds
 local function failLogKey(sec)
   return prefix .. 'fl:' .. int(sec)
 end
 
 -- A call's failures mostly share their second: its key is built once, not per failure.
-local lastSec, lastKey
+local logSec, logKey
 local function logFailure(at, record)
   local sec = idiv(at, 1000)
-  if sec ~= lastSec then lastSec, lastKey = sec, failLogKey(sec) end
-  queueAppend(lastKey, sec, record)
+  if sec ~= logSec then logSec, logKey = sec, failLogKey(sec) end
+  queueAppend(logKey, sec, record)
 end
 
 local function noteFailure(id, code, at)
@@ -26,8 +29,6 @@ end
 local function unnoteFailure(o, at)
   logFailure(at, '-' .. int(at) .. '\t' .. o.id .. '\t\n')
 end
-
-local function flushFailures() end -- the log is written with the call's other appends
 
 -- The failures of one second still standing, with at in [fromMs, now]: newest first, and at the same
 -- ms in the order ZREVRANGEBYSCORE gives equal scores (members `<id>\t<code>` in reverse).
@@ -53,11 +54,11 @@ local function readFailures(fromMs, limit)
   fromMs = math.max(fromMs, forgetBefore)
   local fromSec, nowSec = idiv(fromMs, 1000), idiv(now, 1000)
   for minute = idiv(nowSec, 60), idiv(fromSec, 60), -1 do
-    local key = bucketKey('b', '', minute)
-    if minuteTotals(key).f > 0 then
+    local key = bucketKey(TERMINAL_TALLY, '', minute)
+    if minuteTotals(key)[FAILURES] > 0 then
       local first, counters = minute * 60, minuteSeconds(key)
       for sec = math.min(nowSec, first + 59), math.max(fromSec, first), -1 do
-        if (counters['f' .. (sec - first)] or 0) > 0 then
+        if (counters[FAILURES .. (sec - first)] or 0) > 0 then
           for _, f in ipairs(secondFailures(sec, fromMs)) do
             out[#out + 1] = f.member
             out[#out + 1] = f.at

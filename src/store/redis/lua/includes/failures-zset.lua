@@ -1,5 +1,8 @@
 -- Newest failures per channel (drill-down) as one sorted set, for strategies `zset` and `zset-sharded`:
 -- `fail`, member `<id>\t<code>`, score = at; the newest `failuresMax` within the horizon are kept.
+-- provides: noteFailure, unnoteFailure, flushFailures, readFailures
+-- requires: prefix, queueZadd, removeMember, zadds, int, forgetBefore, failuresMax, keepFor, retentionTtlSec,
+--           now
 local failKey = prefix .. 'fail'
 
 local function noteFailure(id, code, at)

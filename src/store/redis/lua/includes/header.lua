@@ -2,8 +2,13 @@
 -- the script touches (one hash tag, so one Cluster slot). ARGV:
 --   [1] op: 'record' | 'windows' | 'lastn' | 'failures' | 'minutes'
 --   [2] now (epoch ms)            [3] pendingTimeoutMs   [4] horizonMs (dedup)   [5] retentionMs (counts)
---   [6] lastNMax                  [7] failuresMax        [8] ledgerShards        [9] zsetShards
+--   [6] lastNMax                  [7] failuresMax        [8] ledgerShards (the client picks the shard: unread here)
+--   [9] zsetShards
 --   [10] skewToleranceMs          [11…] the op's own arguments
+-- provides: prefix, op, now, pendingTimeout, horizon, lastNMax, failuresMax, zsetShards, skew, OP_ARGS,
+--           PENDING, FAILURE, SUCCESS, ACCEPTED, DUPLICATE, CORRECTED, forgetBefore, keepFrom,
+--           retentionTtlSec, idiv, int, split, secondTtlSec, keepFor
+-- requires: (nothing)
 local prefix = KEYS[1]
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -12,7 +17,6 @@ local horizon = tonumber(ARGV[4])
 local retention = tonumber(ARGV[5])
 local lastNMax = tonumber(ARGV[6])
 local failuresMax = tonumber(ARGV[7])
-local ledgerShards = tonumber(ARGV[8])
 local zsetShards = tonumber(ARGV[9])
 local skew = tonumber(ARGV[10])
 local OP_ARGS = 11

@@ -1,5 +1,7 @@
 -- Shared by the recency buckets scripts (seed 002). KEYS[1] is the bucket index; KEYS[2..] the bucket
 -- slots used round-robin. Lua's % is a floored modulo, so index - 1 and index - 2 wrap to the last slots.
+-- provides: slots, bucketKey, currentIndex
+-- requires: (nothing)
 local slots = #KEYS - 1
 local function bucketKey(index)
   return KEYS[2 + index % slots]

@@ -5,7 +5,11 @@
 -- `d:<series>:<second>` of 2-byte records, appended once per call: ms · 4 + success · 2 + removed
 -- (an upgraded failure is taken out by a `removed` record). Newest first means the later ms first,
 -- and at the same ms successes before failures: the order of seed 003's score at·2 + success.
--- count-buckets.lua writes the records as it counts each outcome; last-N has nothing more to note.
+-- count-buckets.lua writes the records as it counts each outcome; last-N has nothing more to note,
+-- so this strategy has no addLastN/removeLastN/flushLastN (the sorted-set strategies' hooks).
+-- provides: appendDetail, readLastN
+-- requires: prefix, int, queueAppend, now, forgetBefore, minuteTally, TERMINAL_TALLY, SUCCESSES, FAILURES,
+--           minuteSeconds, bucketKey
 local function detailKey(series, sec)
   return prefix .. 'd:' .. series .. ':' .. int(sec)
 end
@@ -14,10 +18,6 @@ end
 local function appendDetail(series, sec, records)
   queueAppend(detailKey(series, sec), sec, records)
 end
-
-local function addLastN() end
-local function removeLastN() end
-local function flushLastN() end
 
 -- Successes and failures per ms of one second, from its detail string.
 local function secondDetail(series, sec)
@@ -55,13 +55,14 @@ local function readLastN(series, n)
   while need > 0 and sec > fromSec do
     local minute = math.floor(sec / 60)
     local first = minute * 60
-    local whole = sec == first + 59 and first > fromSec and minuteTally('b', series, minute)
-    if whole and whole.s + whole.f <= need then
-      success, failure, need = success + whole.s, failure + whole.f, need - whole.s - whole.f
+    local whole = sec == first + 59 and first > fromSec and minuteTally(TERMINAL_TALLY, series, minute)
+    local wholeS, wholeF = whole and whole[SUCCESSES], whole and whole[FAILURES]
+    if whole and wholeS + wholeF <= need then
+      success, failure, need = success + wholeS, failure + wholeF, need - wholeS - wholeF
       sec = first - 1
     else
-      local h = minuteSeconds(bucketKey('b', series, minute))
-      local s, f = h['s' .. (sec - first)] or 0, h['f' .. (sec - first)] or 0
+      local h = minuteSeconds(bucketKey(TERMINAL_TALLY, series, minute))
+      local s, f = h[SUCCESSES .. (sec - first)] or 0, h[FAILURES .. (sec - first)] or 0
       if s + f > need then s, f = newestOfSecond(series, sec, sec * 1000, sec * 1000 + 999, need) end
       success, failure, need = success + s, failure + f, need - s - f
       sec = sec - 1

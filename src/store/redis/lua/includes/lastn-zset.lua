@@ -1,6 +1,9 @@
 -- Last-N as seed 003 keeps it (strategies `zset` and `zset-sharded`): one sorted set per series,
 -- member = request id, score = at·2 + 1 for a success, at·2 for a failure, the newest `lastNMax` kept.
 -- One ZREVRANGEBYSCORE gives the newest n and their statuses.
+-- provides: addLastN, removeLastN, flushLastN, readLastN
+-- requires: prefix, SUCCESS, queueZadd, removeMember, zadds, int, forgetBefore, lastNMax, keepFor,
+--           retentionTtlSec, now
 local lastNKeys = {}
 local function lastNKey(series)
   local key = lastNKeys[series]

@@ -14,11 +14,12 @@
 -- A shard not written in the previous period needs no cleaning: its last write came a whole period
 -- before this one began, so every entry's `at` (at most that write's `now` + skew) is before
 -- `forgetBefore`; and its TTL ended a minute into this period, so it is gone, or nearly.
+-- provides: CLAIM_SAVES_STATE, writeIfNew, claim, lookup, saveState, forget, markStarted
+-- requires: horizon, skew, now, prefix, int, idiv, forgetBefore, chunked
 local periodLength = horizon + skew
 local periodNow = math.floor(now / periodLength)
 local ledgerTtlSec = math.ceil(((periodNow + 2) * periodLength - now) / 1000) + 60
-local CLAIM_WRITES = true
-local anyPending -- only the zset strategy looks pendings up outside its ledger
+local CLAIM_SAVES_STATE = true -- writeIfNew has written a new request's state before claim()
 
 local writtenKey = prefix .. 'lm:' .. int(periodNow)
 local previousKey = prefix .. 'lm:' .. int(periodNow - 1)
@@ -80,44 +81,43 @@ local function writeShard(shard, key, command, id, state)
   return reply
 end
 
--- The record loop's first step (ops.lua), before it builds the outcome: writes `fresh` for the
+-- The record loop's first step (ops.lua), before it builds the outcome: writes `newState` for the
 -- request unless the shard knows it. HSETNX's answer: 1 when the request was unknown, 0 when known.
-local function writeIfNew(shard, key, id, fresh)
-  return writeShard(shard, key, 'HSETNX', id, fresh)
+local function writeIfNew(shard, key, id, newState)
+  return writeShard(shard, key, 'HSETNX', id, newState)
 end
 
 -- After writeIfNew: a known request's state, unless it is forgotten, which makes it unknown (and
--- `fresh` is written over it). Returns status (0 = was unknown, `fresh` written), at, started, and
--- the key holding the state.
-local function claim(o, fresh, written)
-  local key = o.ledgerKey
+-- `o.newState` is written over it). Returns status (0 = was unknown, its state written), at, started.
+local function claim(o, written)
   local status, at, started = 0, 0, 0
   if written == 0 then
+    local key = o.ledgerKey
     status, at, started = decode(redis.call('HGET', key, o.id))
     if at < forgetBefore then
       status, at, started = 0, 0, 0
-      redis.call('HSET', key, o.id, fresh)
+      redis.call('HSET', key, o.id, o.newState)
     end
   end
-  return status, at, started, key
+  return status, at, started
 end
 
 -- Reads a request's state without writing (the timeout sweep).
 local function lookup(o)
-  local key = o.ledgerKey
-  local raw = redis.call('HGET', key, o.id)
+  local raw = redis.call('HGET', o.ledgerKey, o.id)
   if raw then
     local status, at, started = decode(raw)
-    if at >= forgetBefore then return status, at, started, key end
+    if at >= forgetBefore then return status, at, started end
   end
-  return 0, 0, 0, nil
+  return 0, 0, 0
 end
 
 local function saveState(o, status, at, started)
   writeShard(o.shard, o.ledgerKey, 'HSET', o.id, at * 8 + started * 4 + status)
 end
 
--- A forgotten request's ledger entry is simply overwritten by its next life (claim checks the horizon).
+-- Nothing to forget: a forgotten request's ledger entry is simply overwritten by its next life (claim
+-- checks the horizon). The zset strategy's forget clears a started mark.
 local function forget() end
 
 -- A pending outcome for a request already terminal: the request was sent, count it once.

@@ -2,7 +2,7 @@
 --   record   ARGV[11] = the batch, one MessagePack array (statsStore.ts): G series groups, each
 --            `count, series…`; C client counts (CLIENT_COUNTS strategies, else 0), each `group,
 --            second, successes, failures, records` (count-buckets.lua); then 7 values per outcome:
---            requestId; code ('' if none); status (1 pending 2 failure 3 success); fresh =
+--            requestId; code ('' if none); status (1 pending 2 failure 3 success); newState =
 --            at·8 + started·4 + status as text, the request's ledger state if it is new; its ledger
 --            shard hash(id) % ledgerShards, and that shard's key (keys/stats.ts); its series group
 --            (1-based).
@@ -13,6 +13,10 @@
 --   failures ARGV[11] = from (ms), ARGV[12] = limit. Returns `<id>\t<code>`, at, … newest first.
 --   minutes  ARGV[11] = series, ARGV[12] = first minute, ARGV[13] = last minute (epoch minutes).
 --            Returns success, failure, started for each minute.
+-- provides: (nothing)
+-- requires: sweepTimeouts, op, OP_ARGS, addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE,
+--           noteFailure, idiv, ACCEPTED, apply, flushWrites, now, readTerminal, sumTally, PENDING_TALLY,
+--           STARTED, OPEN_PENDING, readLastN, readFailures, readMinuteTerminal, minuteTally
 sweepTimeouts()
 
 if op == 'record' then
@@ -31,20 +35,20 @@ if op == 'record' then
   -- One table reused for every outcome: allocating one per outcome costs more than its fields.
   local codes, o, n = {}, {}, 0
   for k = i + 1, #batch, 7 do
-    local id, code, status, fresh = batch[k], batch[k + 1], batch[k + 2], batch[k + 3]
+    local id, code, status, newState = batch[k], batch[k + 1], batch[k + 2], batch[k + 3]
     local shard, ledgerKey = batch[k + 4], batch[k + 5]
-    local written = writeIfNew(shard, ledgerKey, id, fresh)
+    local written = writeIfNew(shard, ledgerKey, id, newState)
     n = n + 1
     if written == 1 and CLIENT_COUNTS and status ~= PENDING then
       -- Most outcomes: a request never seen, ending now, and counted by the client already. What
       -- apply() would do, without building the outcome or making its calls: ≈ 0.25 µs of Redis
       -- CPU less per outcome (README, Benchmarks).
-      if status == FAILURE then noteFailure(id, code, idiv(tonumber(fresh), 8)) end
+      if status == FAILURE then noteFailure(id, code, idiv(tonumber(newState), 8)) end
       codes[n] = ACCEPTED
     else
-      o.id, o.code, o.fresh, o.status, o.at = id, code, fresh, status, idiv(tonumber(fresh), 8)
+      o.id, o.code, o.newState, o.status, o.at = id, code, newState, status, idiv(tonumber(newState), 8)
       o.shard, o.ledgerKey, o.series = shard, ledgerKey, groups[batch[k + 6]]
-      o.counted = CLIENT_COUNTS and status ~= PENDING
+      o.countedByClient = CLIENT_COUNTS and status ~= PENDING
       codes[n] = apply(o, written)
     end
   end
@@ -61,8 +65,8 @@ if op == 'windows' then
     local success, failure = readTerminal(series, fromSec, toSec)
     out[#out + 1] = success
     out[#out + 1] = failure
-    out[#out + 1] = sumTally('p', series, 'p', fromSec, toSec)
-    out[#out + 1] = sumTally('p', series, 'o', fromSec, toSec)
+    out[#out + 1] = sumTally(PENDING_TALLY, series, STARTED, fromSec, toSec)
+    out[#out + 1] = sumTally(PENDING_TALLY, series, OPEN_PENDING, fromSec, toSec)
   end
   return out
 end
@@ -82,7 +86,7 @@ if op == 'minutes' then
     local success, failure = readMinuteTerminal(series, minute)
     out[#out + 1] = success
     out[#out + 1] = failure
-    out[#out + 1] = minuteTally('p', series, minute).p
+    out[#out + 1] = minuteTally(PENDING_TALLY, series, minute)[STARTED]
   end
   return out
 end

@@ -1,53 +1,53 @@
 -- What every strategy shares: the state machine of one request, pending requests and their timeouts.
--- Needs from the strategy: writeIfNew and claim (look up, and for a new request write its state when
--- CLAIM_WRITES), lookup, saveState, markStarted, forget, countTerminal, flushTerminal, the last-N
--- hooks (addLastN, removeLastN, flushLastN; lastn-*.lua), the failure hooks (noteFailure,
--- unnoteFailure, flushFailures, and readFailures for ops.lua; failures-*.lua), the CLIENT_COUNTS
--- and CLAIM_WRITES constants and the `anyPending` flag. Writes gathered over the call (zadds.lua,
--- appends.lua) are sent at its end, by flushWrites.
+-- From the strategy: claim (look up, and for a new request write its state when CLAIM_SAVES_STATE),
+-- lookup, saveState, markStarted, forget (ledger.lua or count-zset.lua); countTerminal, which counts
+-- a terminal outcome in the windows and in last-N (count-*.lua); noteFailure and unnoteFailure
+-- (failures-*.lua). Writes gathered over the call are sent at its end by the strategy's own
+-- flushWrites (in its script file), which ops.lua calls.
 --
--- `o.counted`: the client has counted this terminal outcome already, as if it were new (strategies
--- with CLIENT_COUNTS, see count-buckets.lua). Every path that accepts the outcome keeps that count;
--- the duplicate path takes it back.
+-- `o.countedByClient`: the client has counted this terminal outcome already, as if it were new
+-- (strategies with CLIENT_COUNTS, see count-buckets.lua). Every path that accepts the outcome keeps that
+-- count; the duplicate path takes it back.
+-- provides: apply, sweepTimeouts
+-- requires: prefix, saveState, countTerminal, FAILURE, noteFailure, DUPLICATE, unnoteFailure, PENDING, tally,
+--           PENDING_TALLY, STARTED, OPEN_PENDING, int, pendingTimeout, keepFor, retentionTtlSec, claim,
+--           CLAIM_SAVES_STATE, ACCEPTED, markStarted, SUCCESS, CORRECTED, now, split, lookup, forget
 local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
 local pendInfoKey = prefix .. 'pinfo' -- hash: request id → ledger shard \t its key \t series…, for the timeout sweep
 
 -- `stateSaved`: the strategy's claim() has already written the request's state.
-local function addTerminal(o, status, at, code, started, foundIn, stateSaved)
-  if not stateSaved then saveState(o, status, at, started, foundIn) end
-  if not o.counted then countTerminal(o, status, at, 1) end
-  addLastN(o, status, at)
+local function addTerminal(o, status, at, code, started, stateSaved)
+  if not stateSaved then saveState(o, status, at, started) end
+  if not o.countedByClient then countTerminal(o, status, at, 1) end
   if status == FAILURE then noteFailure(o.id, code, at) end
 end
 
 -- A terminal outcome that changes nothing: what the client counted for it is taken back.
 local function duplicate(o)
-  if o.counted then countTerminal(o, o.status, o.at, -1) end
+  if o.countedByClient then countTerminal(o, o.status, o.at, -1) end
   return DUPLICATE
 end
 
 local function removeFailure(o, at)
   countTerminal(o, FAILURE, at, -1)
-  removeLastN(o, FAILURE, at)
   unnoteFailure(o, at)
 end
 
 local function startPending(o, stateSaved)
-  if not stateSaved then saveState(o, PENDING, o.at, 1, nil) end
+  if not stateSaved then saveState(o, PENDING, o.at, 1) end
   for _, series in ipairs(o.series) do
-    tally('p', series, o.at, 'p', 1)
-    tally('p', series, o.at, 'o', 1)
+    tally(PENDING_TALLY, series, o.at, STARTED, 1)
+    tally(PENDING_TALLY, series, o.at, OPEN_PENDING, 1)
   end
   -- Written at once, not queued: a later outcome of the same call must find the request pending.
   redis.call('ZADD', pendKey, int(o.at + pendingTimeout), o.id)
-  anyPending = true
   keepFor(pendKey, retentionTtlSec)
   redis.call('HSET', pendInfoKey, o.id, o.shard .. '\t' .. o.ledgerKey .. '\t' .. table.concat(o.series, '\t'))
   keepFor(pendInfoKey, retentionTtlSec)
 end
 
 local function resolvePending(o, pendingAt)
-  for _, series in ipairs(o.series) do tally('p', series, pendingAt, 'o', -1) end
+  for _, series in ipairs(o.series) do tally(PENDING_TALLY, series, pendingAt, OPEN_PENDING, -1) end
   redis.call('ZREM', pendKey, o.id)
   redis.call('HDEL', pendInfoKey, o.id)
 end
@@ -56,27 +56,27 @@ end
 -- `written`: writeIfNew's answer (1 the request was unknown and its state is written now, 0 it is
 -- known, nil the strategy writes nothing up front).
 local function apply(o, written)
-  local status, at, started, foundIn = claim(o, o.fresh, written)
+  local status, at, started = claim(o, written)
   if status == 0 then
-    if o.status == PENDING then startPending(o, CLAIM_WRITES) else addTerminal(o, o.status, o.at, o.code, 0, foundIn, CLAIM_WRITES) end
+    if o.status == PENDING then startPending(o, CLAIM_SAVES_STATE) else addTerminal(o, o.status, o.at, o.code, 0, CLAIM_SAVES_STATE) end
     return ACCEPTED
   end
   if o.status == PENDING then
     if status == PENDING then return DUPLICATE end
-    if markStarted(o, status, at, started, foundIn) then
-      for _, series in ipairs(o.series) do tally('p', series, o.at, 'p', 1) end
+    if markStarted(o, status, at, started) then
+      for _, series in ipairs(o.series) do tally(PENDING_TALLY, series, o.at, STARTED, 1) end
       return ACCEPTED
     end
     return DUPLICATE
   end
   if status == PENDING then
     resolvePending(o, at)
-    addTerminal(o, o.status, o.at, o.code, 1, foundIn)
+    addTerminal(o, o.status, o.at, o.code, 1)
     return ACCEPTED
   end
   if status == FAILURE and o.status == SUCCESS then
     removeFailure(o, at)
-    addTerminal(o, SUCCESS, o.at, '', started, foundIn)
+    addTerminal(o, SUCCESS, o.at, '', started)
     return CORRECTED
   end
   return duplicate(o)
@@ -91,16 +91,16 @@ local function sweepTimeouts()
     local id, deadline = due[i], tonumber(due[i + 1])
     local info = redis.call('HGET', pendInfoKey, id)
     local o = { id = id, shard = 0, ledgerKey = '', series = {}, at = deadline, code = 'timeout' }
-    local status, pendingAt, started, foundIn = 0, 0, nil, nil
+    local status, pendingAt = 0, 0
     if info then
       local parts = split(info, '\t')
       o.shard, o.ledgerKey = tonumber(parts[1]), parts[2]
       for j = 3, #parts do o.series[#o.series + 1] = parts[j] end
-      status, pendingAt, started, foundIn = lookup(o)
+      status, pendingAt = lookup(o)
     end
     if status == PENDING then
       resolvePending(o, pendingAt)
-      addTerminal(o, FAILURE, deadline, 'timeout', 1, foundIn)
+      addTerminal(o, FAILURE, deadline, 'timeout', 1)
     else
       -- Past the horizon (or left over): the request is forgotten, its next outcome starts afresh.
       redis.call('ZREM', pendKey, id)
@@ -108,13 +108,4 @@ local function sweepTimeouts()
       forget(o)
     end
   end
-end
-
-local function flushWrites()
-  flushTerminal() -- before the tallies: `buckets` writes its counters through them
-  flushTallies()
-  flushZadds()
-  flushAppends()
-  flushFailures() -- after flushZadds: the sorted-set strategies trim what it wrote
-  flushLastN()
 end

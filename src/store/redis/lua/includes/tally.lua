@@ -1,21 +1,28 @@
--- Per-second counters in one hash per series and minute: fields `<kind><second>` and the minute's
--- total `<kind>`. 2 kinds × 60 seconds + 2 totals = 122 fields, so the hash stays a compact listpack.
--- Increments of one call are summed in Lua first: a batch of thousands of outcomes over a few seconds
--- costs a handful of HINCRBY, not one per outcome.
+-- Per-second counters in one hash per series and minute, `<tally>:<series>:<minute>`: fields
+-- `<field><second>` and the minute's total `<field>`. 2 fields × 60 seconds + 2 totals = 122 fields, so
+-- the hash stays a compact listpack. Increments of one call are summed in Lua first: a batch of
+-- thousands of outcomes over a few seconds costs a handful of HINCRBY, not one per outcome.
+-- The one-letter names are what Redis stores (short keys and fields keep the listpacks small).
+-- provides: TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, tallySecond,
+--           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally
+-- requires: prefix, int, keepFrom, idiv, keepFor, retentionTtlSec
+local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
+local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
+local SUCCESSES, FAILURES, STARTED, OPEN_PENDING = 's', 'f', 'p', 'o'
 local tallies, tallyKeys = {}, {}
 
 local function bucketKey(kind, series, minute)
   return prefix .. kind .. ':' .. series .. ':' .. int(minute)
 end
 
--- Field names `<kind><second>`, built once per call and name.
-local secondFields = setmetatable({}, { __index = function(t, kind)
+-- Field names `<field><second>`, built once per call and name.
+local secondFields = setmetatable({}, { __index = function(t, field)
   local names = setmetatable({}, { __index = function(n, second)
-    local name = kind .. second
+    local name = field .. second
     n[second] = name
     return name
   end })
-  t[kind] = names
+  t[field] = names
   return names
 end })
 
@@ -55,8 +62,9 @@ local totalsRead, secondsRead = {}, {}
 local function minuteTotals(key)
   local t = totalsRead[key]
   if not t then
-    local r = redis.call('HMGET', key, 's', 'f', 'p', 'o')
-    t = { s = tonumber(r[1]) or 0, f = tonumber(r[2]) or 0, p = tonumber(r[3]) or 0, o = tonumber(r[4]) or 0 }
+    local r = redis.call('HMGET', key, SUCCESSES, FAILURES, STARTED, OPEN_PENDING)
+    t = { [SUCCESSES] = tonumber(r[1]) or 0, [FAILURES] = tonumber(r[2]) or 0, [STARTED] = tonumber(r[3]) or 0,
+      [OPEN_PENDING] = tonumber(r[4]) or 0 }
     totalsRead[key] = t
   end
   return t

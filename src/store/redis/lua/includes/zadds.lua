@@ -1,4 +1,6 @@
 -- Sorted-set writes of one call are gathered per key and sent as one ZADD per key at the end.
+-- provides: zadds, queueZadd, removeMember, flushZadds
+-- requires: chunked
 local zadds, zaddKeys = {}, {}
 local function queueZadd(key, member, score)
   local entries = zadds[key]

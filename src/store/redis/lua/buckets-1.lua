@@ -7,7 +7,13 @@
 --@include ledger.lua
 --@include lastn-seconds.lua
 --@include count-buckets.lua
---@include zadds.lua
 --@include failures-log.lua
 --@include outcome.lua
+
+-- The call's gathered writes. flushTerminal first: it writes its counters through the tallies.
+local function flushWrites()
+  flushTerminal()
+  flushTallies()
+  flushAppends()
+end
 --@include ops.lua

@@ -4,10 +4,17 @@
 --@include tally.lua
 --@include chunked.lua
 --@include ledger.lua
---@include count-sharded.lua
 --@include zadds.lua
---@include appends.lua
 --@include lastn-zset.lua
+--@include count-sharded.lua
 --@include failures-zset.lua
 --@include outcome.lua
+
+-- The call's gathered writes. The trims after flushZadds: they trim what it wrote.
+local function flushWrites()
+  flushTallies()
+  flushZadds()
+  flushFailures()
+  flushLastN()
+end
 --@include ops.lua

@@ -1,0 +1,20 @@
+-- Strategy zset: the all/succ sorted sets of the classic design, which are also the dedup state.
+-- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua and includes/ops.lua.
+--@include header.lua
+--@include tally.lua
+--@include chunked.lua
+--@include zadds.lua
+--@include lastn-zset.lua
+--@include count-zset.lua
+--@include failures-zset.lua
+--@include outcome.lua
+
+-- The call's gathered writes. The trims after flushZadds: they trim what it wrote.
+local function flushWrites()
+  flushTerminal()
+  flushTallies()
+  flushZadds()
+  flushFailures()
+  flushLastN()
+end
+--@include ops.lua
