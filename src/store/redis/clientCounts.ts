@@ -5,13 +5,14 @@
 // nothing before the dedup horizon gets a last-N record (no outcome that old reaches the store, but
 // the rules stay one).
 import { StatusCode, type EngineSettings, type StoredOutcome } from '../ports/stats.js';
+import { lastNRecord } from './layouts.js';
 
 export interface SecondCounts {
   group: number;
   sec: number;
   successes: number;
   failures: number;
-  /** 2 bytes an outcome, big-endian: ms within the second · 4 + success · 2 (lastn-seconds.lua). */
+  /** 2 bytes an outcome (layouts.ts, lastNRecord). */
   records: number[];
 }
 
@@ -37,7 +38,7 @@ export function countAsNew(outcomes: StoredOutcome[], groups: number[], now: num
     if (success) last.successes++;
     else last.failures++;
     if (o.at < forgetBefore) return;
-    const record = (o.at - sec * 1000) * 4 + (success ? 2 : 0);
+    const record = lastNRecord.encode(o.at - sec * 1000, success, false);
     last.records.push(record >> 8, record & 0xff);
   });
   return counts.values();

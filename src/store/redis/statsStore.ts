@@ -3,6 +3,7 @@ import type { FailedRequest, MinuteCounts } from '../../types.js';
 import { channelPrefix, channelsKey, ledgerKey } from '../keys/stats.js';
 import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
+import { channelScriptArgs, ledgerState } from './layouts.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
 import { loadScript, type LuaScript } from './scripts.js';
@@ -27,13 +28,7 @@ export class RedisStatsStore implements StatsStore {
 
   private call(channel: string, op: string, now: number, args: RedisArg[], timeoutMs?: number): Promise<RedisReply> {
     const s = this.settings;
-    return this.redis.runScript(
-      this.script,
-      [channelPrefix(s.namespace, channel)],
-      [op, now, s.pendingTimeoutMs, s.horizonMs, s.retentionMs, s.lastNMax, s.failuresMax, s.ledgerShards,
-        s.zsetShards, s.skewToleranceMs, ...args],
-      timeoutMs,
-    );
+    return this.redis.runScript(this.script, [channelPrefix(s.namespace, channel)], [...channelScriptArgs(op, now, s), ...args], timeoutMs);
   }
 
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
@@ -60,16 +55,14 @@ export class RedisStatsStore implements StatsStore {
     // strategies count member by member in the script.
     const counted = this.settings.strategy === 'buckets' ? [...countAsNew(outcomes, groups, now, this.settings)] : [];
     w.int(counted.length);
-    for (const c of counted) w.int(c.group).int(c.sec).int(c.successes).int(c.failures).bytes(Buffer.from(c.records));
-    // Seven values an outcome: id; code; status; the request's ledger state if it is new,
-    // `at·8 + started·4 + status` (ledger.lua), as text that Lua uses as sent (a number costs Redis
-    // more: it writes it out as text for every command); its ledger shard and that shard's key; and
-    // its series group.
+    for (const c of counted) w.int(c.group).int(c.sec).int(c.successes).int(c.failures).bytes(Buffer.from(c.records)); // recordBatch.clientCountValues
+    // recordBatch.outcomeValues, in order: the ledger state is the request's if it is new, as text
+    // that Lua uses as sent (a number costs Redis more: it writes it out as text for every command).
     const prefix = channelPrefix(this.settings.namespace, channel);
     outcomes.forEach((o, i) => {
-      const started = o.status === StatusCode.Pending ? 4 : 0;
       const shard = o.hash % this.settings.ledgerShards;
-      w.str(o.requestId).str(o.code).int(o.status).decimal(o.at * 8 + started + o.status).int(shard).str(ledgerKey(prefix, shard)).int(groups[i]);
+      const state = ledgerState.encode(o.at, o.status === StatusCode.Pending, o.status);
+      w.str(o.requestId).str(o.code).int(o.status).decimal(state).int(shard).str(ledgerKey(prefix, shard)).int(groups[i]);
     });
     const reply = await this.call(channel, 'record', now, [w.finish()], timeoutMs);
     return Array.from(String(reply), (c) => Number(c) as RecordCode);

@@ -1,5 +1,5 @@
 -- Shared header of the channel scripts. KEYS[1] = `<namespace>:{<channel>}:`, the prefix of every key
--- the script touches (one hash tag, so one Cluster slot). ARGV:
+-- the script touches (one hash tag, so one Cluster slot). ARGV (channelScriptArgv in layouts.ts):
 --   [1] op: 'record' | 'windows' | 'lastn' | 'failures' | 'minutes'
 --   [2] now (epoch ms)            [3] pendingTimeoutMs   [4] horizonMs (dedup)   [5] retentionMs (counts)
 --   [6] lastNMax                  [7] failuresMax        [8] ledgerShards (the client picks the shard: unread here)

@@ -2,9 +2,10 @@
 -- already say how many successes and failures each second holds, so the newest n are whole seconds
 -- (whole minutes where they fit) back from now, plus part of one boundary second. Only that second
 -- needs the order of its outcomes, so each second of each series also keeps a detail string
--- `d:<series>:<second>` of 2-byte records, appended once per call: ms · 4 + success · 2 + removed
--- (an upgraded failure is taken out by a `removed` record). Newest first means the later ms first,
--- and at the same ms successes before failures: the order of seed 003's score at·2 + success.
+-- `d:<series>:<second>` of 2-byte records (lastNRecord in layouts.ts), appended once per call:
+-- ms · 4 + success · 2 + removed (an upgraded failure is taken out by a `removed` record). Newest first
+-- means the later ms first, and at the same ms successes before failures: the order of the sorted-set
+-- last-N's score at·2 + success (lastn-zset.lua).
 -- count-buckets.lua writes the records as it counts each outcome; last-N has nothing more to note,
 -- so this strategy has no addLastN/removeLastN/flushLastN (the sorted-set strategies' hooks).
 -- provides: appendDetail, readLastN

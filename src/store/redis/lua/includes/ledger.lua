@@ -2,7 +2,8 @@
 -- dedup over the dedup horizon, in `ledgerShards` small hashes `l:<shard>` by hash(id), their keys
 -- sent by the client with each outcome (`o.ledgerKey`, built in keys/stats.ts). Small hashes
 -- keep Redis's listpack encoding (≈ 35 B an entry, against ≈ 100 B in one big hash and ≈ 150 B in a
--- sorted set). Value: at * 8 + started * 4 + status, one integer (at most 14 digits, exact as text).
+-- sorted set). Value: at * 8 + started * 4 + status, one integer (at most 14 digits, exact as text;
+-- ledgerState in layouts.ts).
 --
 -- The common case — a request never seen — costs one call: HSETNX both looks up and writes, made by
 -- the record loop itself (writeIfNew). An entry whose `at` is past the horizon is forgotten, and the

@@ -20,6 +20,8 @@
 sweepTimeouts()
 
 if op == 'record' then
+  -- Values per client count and per outcome: recordBatch in layouts.ts.
+  local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 7
   local batch = cmsgpack.unpack(ARGV[OP_ARGS])
   local groups, i = {}, 2
   for g = 1, batch[1] do
@@ -30,11 +32,11 @@ if op == 'record' then
   end
   for _ = 1, batch[i] do
     addClientCounts(groups[batch[i + 1]], batch[i + 2], batch[i + 3], batch[i + 4], batch[i + 5])
-    i = i + 5
+    i = i + CLIENT_COUNT_VALUES
   end
   -- One table reused for every outcome: allocating one per outcome costs more than its fields.
   local codes, o, n = {}, {}, 0
-  for k = i + 1, #batch, 7 do
+  for k = i + 1, #batch, OUTCOME_VALUES do
     local id, code, status, newState = batch[k], batch[k + 1], batch[k + 2], batch[k + 3]
     local shard, ledgerKey = batch[k + 4], batch[k + 5]
     local written = writeIfNew(shard, ledgerKey, id, newState)

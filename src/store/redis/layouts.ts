@@ -1,0 +1,66 @@
+// The binary layouts the Redis engine shares with its Lua scripts, each defined here once.
+// test/store/luaLayouts.test.ts checks the Lua side against these: the ARGV and batch positions by
+// reading the scripts, the two packed numbers by a round trip through a real Redis.
+import type { EngineSettings, StatusCode } from '../ports/stats.js';
+
+/**
+ * A request's ledger state, one integer `at·8 + started·4 + status` (status 1–3 in the low two bits,
+ * started in bit 2, the epoch ms above): at most 14 digits, exact as Lua's double, and sent as text
+ * because Redis would write a number out as text for every command anyway (ledger.lua: decode, saveState).
+ */
+export const ledgerState = {
+  encode(at: number, started: boolean, status: StatusCode): number {
+    return at * 8 + (started ? 4 : 0) + status;
+  },
+  decode(state: number): { at: number; started: boolean; status: StatusCode } {
+    return { at: Math.floor(state / 8), started: Math.floor(state / 4) % 2 === 1, status: (state % 4) as StatusCode };
+  },
+};
+
+/**
+ * One outcome in a second's last-N detail string, 2 bytes big-endian: `ms·4 + success·2 + removed`,
+ * ms within the second (0–999, so at most 3,997: 12 bits). `removed` takes back an earlier record of
+ * the same outcome (an upgraded failure). Written by clientCounts.ts and count-buckets.lua, read by
+ * lastn-seconds.lua.
+ */
+export const lastNRecord = {
+  bytes: 2,
+  /** The record as one number; its high byte goes first (no array per outcome on the record path). */
+  encode(msInSecond: number, success: boolean, removed: boolean): number {
+    return msInSecond * 4 + (success ? 2 : 0) + (removed ? 1 : 0);
+  },
+  decode(hi: number, lo: number): { msInSecond: number; success: boolean; removed: boolean } {
+    const value = hi * 256 + lo;
+    return { msInSecond: value >> 2, success: (value & 2) !== 0, removed: (value & 1) !== 0 };
+  },
+};
+
+/** ARGV[1..10] of every channel script (header.lua), in order; the op's own arguments follow. */
+export const channelScriptArgv = [
+  'op',
+  'now',
+  'pendingTimeoutMs',
+  'horizonMs',
+  'retentionMs',
+  'lastNMax',
+  'failuresMax',
+  'ledgerShards',
+  'zsetShards',
+  'skewToleranceMs',
+] as const;
+
+type SettingName = Exclude<(typeof channelScriptArgv)[number], 'op' | 'now'>;
+const settingNames = channelScriptArgv.slice(2) as SettingName[];
+
+/** The positional ARGV of one channel script call. */
+export function channelScriptArgs(op: string, now: number, settings: EngineSettings): Array<string | number> {
+  const args: Array<string | number> = [op, now];
+  for (const name of settingNames) args.push(settings[name]);
+  return args;
+}
+
+/** The `record` op's MessagePack batch (ops.lua): values per client count, then per outcome. */
+export const recordBatch = {
+  clientCountValues: ['seriesGroup', 'second', 'successes', 'failures', 'records'],
+  outcomeValues: ['requestId', 'code', 'status', 'ledgerState', 'ledgerShard', 'ledgerKey', 'seriesGroup'],
+} as const;

@@ -1,0 +1,135 @@
+// The layouts TypeScript and Lua share (src/store/redis/layouts.ts) are what the Lua side uses: the
+// positions by reading the scripts, the packed numbers by a round trip through a real Redis.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type LocalRedis } from '../support/redisServer.js';
+import { hashId } from '../../src/stats/hash.js';
+import { resolveSettings } from '../../src/stats/settings.js';
+import { channelPrefix, ledgerKey } from '../../src/store/keys/stats.js';
+import { RecordCode, StatusCode, type StoredOutcome } from '../../src/store/ports/stats.js';
+import { RedisConnection } from '../../src/store/redis/connection.js';
+import { channelScriptArgv, lastNRecord, ledgerState, recordBatch } from '../../src/store/redis/layouts.js';
+import { luaDir } from '../../src/store/redis/scripts.js';
+import { RedisStatsStore } from '../../src/store/redis/statsStore.js';
+import type { Strategy } from '../../src/types.js';
+
+const include = (name: string) => readFileSync(join(luaDir, 'includes', name), 'utf8');
+
+describe('positions, read from the Lua', () => {
+  it('header.lua reads each setting from the ARGV position layouts.ts gives it', () => {
+    // The Lua locals drop the unit the TypeScript names carry.
+    const luaName: Record<string, string> = { pendingTimeoutMs: 'pendingTimeout', horizonMs: 'horizon', retentionMs: 'retention', skewToleranceMs: 'skew' };
+    const header = include('header.lua');
+    const reads = new Map([...header.matchAll(/^local (\w+) = (?:tonumber\()?ARGV\[(\d+)\]\)?$/gm)].map((m) => [Number(m[2]), m[1]]));
+    expect(reads.size).toBeGreaterThanOrEqual(channelScriptArgv.length - 1);
+    for (const [position, name] of reads) expect([position, name]).toEqual([position, luaName[channelScriptArgv[position - 1]] ?? channelScriptArgv[position - 1]]);
+    // The one setting the script does not read is still documented in its place.
+    const documented = new Map([...header.matchAll(/\[(\d+)\] (\w+)/g)].map((m) => [Number(m[1]), m[2]]));
+    channelScriptArgv.forEach((name, i) => expect([i + 1, documented.get(i + 1)]).toEqual([i + 1, name]));
+    expect(Number(/^local OP_ARGS = (\d+)$/m.exec(header)?.[1])).toBe(channelScriptArgv.length + 1);
+  });
+
+  it("ops.lua reads the record batch's values where layouts.ts puts them", () => {
+    const ops = include('ops.lua');
+    const [, clientCountValues, outcomeValues] = /local CLIENT_COUNT_VALUES, OUTCOME_VALUES = (\d+), (\d+)/.exec(ops)!;
+    expect(Number(clientCountValues)).toBe(recordBatch.clientCountValues.length);
+    expect(Number(outcomeValues)).toBe(recordBatch.outcomeValues.length);
+    // Each outcome value, by the Lua local it lands in.
+    const luaName: Record<string, string> = { requestId: 'id', ledgerState: 'newState', ledgerShard: 'shard' };
+    const offsets = new Map<string, number>();
+    for (const m of ops.matchAll(/local ([\w, ]+) = ((?:batch\[k(?: \+ \d)?\](?:, )?)+)/g)) {
+      const names = m[1].split(', ');
+      [...m[2].matchAll(/batch\[k(?: \+ (\d))?\]/g)].forEach((b, i) => offsets.set(names[i], Number(b[1] ?? 0)));
+    }
+    offsets.set('seriesGroup', Number(/groups\[batch\[k \+ (\d)\]\]/.exec(ops)![1]));
+    recordBatch.outcomeValues.forEach((name, i) => expect([name, offsets.get(luaName[name] ?? name)]).toEqual([name, i]));
+    // Client counts: the call passes batch[i + 1 … 5] to count-buckets' addClientCounts in its order.
+    expect(ops).toMatch(/addClientCounts\(groups\[batch\[i \+ 1\]\], batch\[i \+ 2\], batch\[i \+ 3\], batch\[i \+ 4\], batch\[i \+ 5\]\)/);
+    const params = /local function addClientCounts\(([^)]*)\)/.exec(include('count-buckets.lua'))![1].split(', ');
+    const paramName: Record<string, string> = { seriesGroup: 'seriesList', second: 'sec' };
+    expect(params).toEqual(recordBatch.clientCountValues.map((n) => paramName[n] ?? n));
+  });
+});
+
+describe('packed numbers, through Redis', () => {
+  let redis: LocalRedis;
+  let conn: RedisConnection;
+  beforeAll(async () => {
+    redis = await startRedis();
+    conn = await RedisConnection.connect({ url: redis.url });
+  });
+  afterAll(async () => {
+    await conn?.close();
+    await redis?.stop();
+  });
+
+  const now = Date.UTC(2026, 0, 1, 12, 0, 30);
+  let namespaces = 0;
+  function storeFor(strategy: Strategy) {
+    const settings = resolveSettings({ strategy, namespace: `layout${++namespaces}` });
+    const store = new RedisStatsStore(conn, settings);
+    const prefix = channelPrefix(settings.namespace, 'c');
+    const keyOf = (requestId: string) => ledgerKey(prefix, hashId(requestId) % settings.ledgerShards);
+    const outcome = (requestId: string, status: StatusCode, at: number): StoredOutcome => ({ requestId, status, at, code: '', series: [''], hash: hashId(requestId) });
+    const record = (...outcomes: StoredOutcome[]) => store.recordBatch('c', outcomes, now, 5_000);
+    const stateOf = async (requestId: string) => ledgerState.decode(Number(await conn.command(keyOf(requestId), ['HGET', keyOf(requestId), requestId])));
+    const setState = (requestId: string, state: number) => conn.command(keyOf(requestId), ['HSET', keyOf(requestId), requestId, String(state)]);
+    return { store, prefix, outcome, record, stateOf, setState };
+  }
+
+  it.each(['buckets', 'zset-sharded'] as const)('%s: Lua writes the ledger state layouts.ts decodes, and decodes what it encodes', async (strategy) => {
+    const s = storeFor(strategy);
+    expect(await s.record(s.outcome('sent', StatusCode.Pending, now - 2_000))).toEqual([RecordCode.Accepted]);
+    expect(await s.stateOf('sent')).toEqual({ at: now - 2_000, started: true, status: StatusCode.Pending });
+    expect(await s.record(s.outcome('sent', StatusCode.Failure, now - 1_000))).toEqual([RecordCode.Accepted]);
+    expect(await s.stateOf('sent')).toEqual({ at: now - 1_000, started: true, status: StatusCode.Failure });
+
+    // States written by TypeScript: the script must read each status back.
+    await s.setState('failed', ledgerState.encode(now - 5_000, false, StatusCode.Failure));
+    await s.setState('paid', ledgerState.encode(now - 5_000, false, StatusCode.Success));
+    await s.setState('waiting', ledgerState.encode(now - 5_000, true, StatusCode.Pending));
+    expect(
+      await s.record(
+        s.outcome('failed', StatusCode.Success, now - 500),
+        s.outcome('paid', StatusCode.Failure, now - 500),
+        s.outcome('waiting', StatusCode.Pending, now - 500),
+      ),
+    ).toEqual([RecordCode.Corrected, RecordCode.Duplicate, RecordCode.Duplicate]);
+    expect(await s.stateOf('failed')).toEqual({ at: now - 500, started: false, status: StatusCode.Success });
+  });
+
+  it("buckets: the script's last-N records, and the client's, decode with layouts.ts", async () => {
+    const s = storeFor('buckets');
+    const sec = Math.floor(now / 1000) - 1;
+    // A failure (client record), then its correction: the script adds a `removed` record for the failure.
+    await s.record(s.outcome('r', StatusCode.Failure, sec * 1000 + 123));
+    expect(await s.record(s.outcome('r', StatusCode.Success, sec * 1000 + 456))).toEqual([RecordCode.Corrected]);
+    const [, keys] = (await conn.command(s.prefix, ['SCAN', 0, 'MATCH', `${s.prefix}d:*`, 'COUNT', 1000])) as [string, string[]];
+    expect(keys).toHaveLength(1);
+    // The bytes as numbers: a string reply would be decoded as UTF-8.
+    const bytes = (await conn.command(keys[0], ['EVAL', "return { string.byte(redis.call('GET', KEYS[1]), 1, -1) }", 1, keys[0]])) as number[];
+    expect(bytes.length % lastNRecord.bytes).toBe(0);
+    const records = [];
+    for (let i = 0; i < bytes.length; i += lastNRecord.bytes) records.push(lastNRecord.decode(bytes[i], bytes[i + 1]));
+    expect(records.sort((a, b) => a.msInSecond - b.msInSecond || Number(a.removed) - Number(b.removed))).toEqual([
+      { msInSecond: 123, success: false, removed: false },
+      { msInSecond: 123, success: false, removed: true },
+      { msInSecond: 456, success: true, removed: false },
+    ]);
+    // And the script reads them as layouts.ts means them: the failure is gone, the success newest.
+    expect(await s.store.readLastN('c', '', 5, now)).toEqual({ success: 1, failure: 0 });
+  });
+
+  it('encode and decode are inverse over the whole range', () => {
+    for (const [at, started, status] of [[0, false, 1], [now, true, 3], [2 ** 49, false, 2]] as const) {
+      expect(ledgerState.decode(ledgerState.encode(at, started, status))).toEqual({ at, started, status });
+    }
+    for (const ms of [0, 1, 500, 999]) {
+      for (const success of [false, true]) {
+        const v = lastNRecord.encode(ms, success, !success);
+        expect(lastNRecord.decode(v >> 8, v & 0xff)).toEqual({ msInSecond: ms, success, removed: !success });
+      }
+    }
+  });
+});
