@@ -36,7 +36,7 @@ function settle(item: Item, verdict: RecordVerdict): void {
 }
 
 const statusCodes = { pending: StatusCode.Pending, failure: StatusCode.Failure, success: StatusCode.Success };
-/** Store time an outcome may fairly take (Redis spends ≈ 10 µs on one, see the README's benchmark). */
+/** Store time an outcome may fairly take: Redis spends ≈ 3 µs on one (docs/benchmarks.md), so this is generous. */
 const perOutcomeAllowanceMs = 0.02;
 /** Batches at the store at once. */
 const maxInFlight = 4;

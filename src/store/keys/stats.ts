@@ -4,7 +4,7 @@
 //                                   (buckets, zset-sharded); ledger keys are built here (ledgerKey)
 //   b:<series>:<minute>             per-second success/failure counters   (buckets)
 //   m:<series>:<minute>:<shard>:all|succ   minute-sharded sorted sets     (zset-sharded)
-//   z:<series>:all|succ, st         the seed's sorted sets, started marks (zset)
+//   z:<series>:all|succ, st         the classic sorted sets, started marks (zset)
 //   p:<series>:<minute>             per-second started/open-pending counters
 //   pend, pinfo                     pending requests: deadline, and ledger shard, key and series for the sweep
 //   n:<series>                      newest terminal outcomes (last-N)     (zset, zset-sharded)

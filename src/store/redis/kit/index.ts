@@ -31,7 +31,8 @@ const scripts = {
   readRecencyZset: loadScript('kit/readRecencyZset-2.lua'),
 };
 
-/** The cache's marker for "the loader found nothing" (seed 004 §4.2); values are prefixed so none can clash. */
+/** The cache's marker for "the loader found nothing" (cached so a miss storm does not reach the
+ * loader); values are prefixed so none can clash. */
 const emptyMarker = '0';
 const valuePrefix = '1';
 
@@ -110,7 +111,7 @@ export class RedisKitStore implements KitStore {
   }
 
   async invalidateCache(key: string, channel: string, cacheKey: string): Promise<void> {
-    // UNLINK, never DEL (seed 004: a big value is freed off Redis's main thread).
+    // UNLINK, never DEL (a big value is freed off Redis's main thread).
     await this.command(key, ['UNLINK', key]);
     await this.command(channel, ['PUBLISH', channel, cacheKey]);
   }

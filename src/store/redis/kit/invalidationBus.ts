@@ -1,4 +1,5 @@
-// Cache invalidations to every instance over Redis pub/sub (BentoCache's bus, seed 002's two-level cache).
+// Cache invalidations to every instance over Redis pub/sub (BentoCache's bus; the two-level cache
+// of docs/storage.md).
 // A subscribed connection cannot run other commands, so the bus owns one duplicate of the main client.
 // Messages published while this subscriber is disconnected are lost; so whenever it reconnects, every
 // listener is told to `reset()` (drop its local tier), and `isLive()` is false while it is away.

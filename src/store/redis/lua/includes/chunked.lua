@@ -1,5 +1,5 @@
 -- Calls a variadic command over a long list in chunks: Lua's unpack() fails past ~8,000 values (a
--- recency query may return 10,000 ids, seed 002's limit; a ledger shard past the listpack encoding
+-- recency query may return 10,000 ids, its limit; a ledger shard past the listpack encoding
 -- may drop thousands of requests at once). Returns the replies concatenated.
 -- provides: chunked
 -- requires: (nothing)

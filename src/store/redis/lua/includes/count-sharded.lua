@@ -1,7 +1,7 @@
--- Strategy `zset-sharded` (seed 000 §3.4, §4.1, §5.2): per series, one pair of sorted sets per minute
+-- Strategy `zset-sharded` (docs/storage.md): per series, one pair of sorted sets per minute
 -- and hash shard, `m:<series>:<minute>:<shard>:all|succ`, member = `<id>@<at>`, score = at, each with a
 -- TTL so nothing is trimmed by hand. A window sums ZCARD of its full minutes and ZCOUNT of the two
--- partial minutes at its edges (the hybrid read of §5.2). The `@at` keeps two lives of one id apart
+-- partial minutes at its edges. The `@at` keeps two lives of one id apart
 -- (an id reused past the dedup horizon); the ledger knows `at` whenever a member must be removed.
 -- provides: CLIENT_COUNTS, addClientCounts, countTerminal, readTerminal, readMinuteTerminal
 -- requires: prefix, int, keepFrom, zsetShards, keepFor, retentionTtlSec, SUCCESS, addLastN, removeLastN

@@ -1,7 +1,7 @@
--- Strategy `zset` (seed 000 §3.2–3.3 as written): per series `z:<series>:all` and `z:<series>:succ`,
--- member `<channel>:<requestId>` (§2.2), score = completion time. The sets are also the dedup state:
--- a member is unique, so a repeated callback is counted once. Sets are trimmed below the retention
--- a bounded number of members per call (§2.4: a huge ZREMRANGEBYSCORE blocks Redis).
+-- Strategy `zset`, the classic sorted-set design (docs/storage.md): per series `z:<series>:all` and
+-- `z:<series>:succ`, member `<channel>:<requestId>`, score = completion time. The sets are also the
+-- dedup state: a member is unique, so a repeated callback is counted once. Sets are trimmed below the
+-- retention a bounded number of members per call: one huge ZREMRANGEBYSCORE would block Redis.
 -- provides: CLAIM_SAVES_STATE, CLIENT_COUNTS, addClientCounts, forget, lookup, writeIfNew, claim, saveState,
 --           markStarted, countTerminal, flushTerminal, readTerminal, readMinuteTerminal
 -- requires: prefix, horizon, pendingTimeout, forgetBefore, int, SUCCESS, FAILURE, PENDING, keepFor, addLastN,

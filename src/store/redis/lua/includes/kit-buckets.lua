@@ -1,4 +1,4 @@
--- Shared by the recency buckets scripts (seed 002). KEYS[1] is the bucket index; KEYS[2..] the bucket
+-- Shared by the recency buckets scripts. KEYS[1] is the bucket index; KEYS[2..] the bucket
 -- slots used round-robin. Lua's % is a floored modulo, so index - 1 and index - 2 wrap to the last slots.
 -- provides: slots, bucketKey, currentIndex
 -- requires: (nothing)

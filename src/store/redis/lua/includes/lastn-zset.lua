@@ -1,4 +1,4 @@
--- Last-N as seed 003 keeps it (strategies `zset` and `zset-sharded`): one sorted set per series,
+-- Last-N in a sorted set (strategies `zset` and `zset-sharded`): one sorted set per series,
 -- member = request id, score = at·2 + 1 for a success, at·2 for a failure, the newest `lastNMax` kept.
 -- One ZREVRANGEBYSCORE gives the newest n and their statuses.
 -- provides: addLastN, removeLastN, flushLastN, readLastN

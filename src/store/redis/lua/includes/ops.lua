@@ -44,7 +44,7 @@ if op == 'record' then
     if written == 1 and CLIENT_COUNTS and status ~= PENDING then
       -- Most outcomes: a request never seen, ending now, and counted by the client already. What
       -- apply() would do, without building the outcome or making its calls: ≈ 0.25 µs of Redis
-      -- CPU less per outcome (README, Benchmarks).
+      -- CPU less per outcome (docs/benchmarks.md).
       if status == FAILURE then noteFailure(id, code, idiv(tonumber(newState), 8)) end
       codes[n] = ACCEPTED
     else

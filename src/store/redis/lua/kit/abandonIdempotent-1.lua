@@ -1,4 +1,4 @@
--- A failed handler deletes its mark so a retry can run (seed 004 §3.3), but only its own processing mark.
+-- A failed handler deletes its mark so a retry can run (docs/background.md, idempotency), but only its own processing mark.
 -- KEYS[1] mark hash
 -- ARGV[1] token
 -- returns 1 deleted, 0 not ours or already done

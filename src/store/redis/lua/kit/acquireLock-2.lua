@@ -1,4 +1,5 @@
--- Takes a lock with SET NX PX and hands out the next fencing number (seed 004 §3.2; Kleppmann's fencing).
+-- Takes a lock with SET NX PX and hands out the next fencing number (Kleppmann's fencing: a
+-- holder paused past its TTL is refused by a store that saw a larger number; docs/background.md).
 -- KEYS[1] lock key (value = holder token)
 -- KEYS[2] fence counter of the resource
 -- ARGV[1] token, ARGV[2] ttl ms, ARGV[3] caller's clock now (epoch ms), ARGV[4] fence counter ttl ms

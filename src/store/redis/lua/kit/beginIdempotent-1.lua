@@ -1,4 +1,4 @@
--- First step of a callback (seed 004 §3.3/§4.4): mark `processing` with a short TTL if nobody did yet.
+-- First step of a callback: mark `processing` with a short TTL if nobody did yet.
 -- KEYS[1] mark hash: state (processing|done), owner token, fp (request fingerprint), result, startedAt
 -- ARGV[1] token, ARGV[2] fingerprint ('' none), ARGV[3] processing ttl ms, ARGV[4] caller's now (epoch ms)
 -- returns {1} acquired (caller runs the handler)

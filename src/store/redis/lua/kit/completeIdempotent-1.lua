@@ -1,4 +1,5 @@
--- Stores the handler's result as `done` for the long TTL (seed 004 §3.3: ≈ 2× the reconciliation cycle).
+-- Stores the handler's result as `done` for the long TTL (≈ 2× the reconciliation cycle, so a
+-- late retry of a reconciled payment still finds it; docs/background.md).
 -- KEYS[1] mark hash
 -- ARGV[1] token, ARGV[2] fingerprint, ARGV[3] result (JSON text), ARGV[4] ttl ms
 -- returns 1 stored; 0 not stored (another owner's mark, or a result is already there: the first one wins)

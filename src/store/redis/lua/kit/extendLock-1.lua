@@ -1,4 +1,5 @@
--- Compare-and-expire: the watchdog renews only a lock it still holds (seed 004 §3.2: never renew a lost lock).
+-- Compare-and-expire: the watchdog renews only a lock it still holds (a lost lock renewed would
+-- be held twice).
 -- KEYS[1] lock key
 -- ARGV[1] token, ARGV[2] new ttl ms
 -- returns 1 extended, 0 not ours (expired, taken, or lost with a restarted server)

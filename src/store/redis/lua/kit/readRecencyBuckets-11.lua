@@ -1,4 +1,5 @@
--- Reads Current and Before of a recency set; the caller merges, sorts and limits in memory (seed 002).
+-- Reads Current and Before of a recency set; the caller merges, sorts and limits in memory
+-- (docs/storage.md, recency sets).
 -- KEYS[1] bucket index, KEYS[2..11] ten bucket hashes
 -- ARGV none
 -- returns {currentFlat, beforeFlat}: each an HGETALL reply {id, "<at>|<meta>", …}

@@ -1,4 +1,4 @@
--- Compare-and-delete (seed 004 §3.2): a holder whose lock expired and was taken never deletes the new one.
+-- Compare-and-delete: a holder whose lock expired and was taken never deletes the new one.
 -- KEYS[1] lock key
 -- ARGV[1] token
 -- returns 1 deleted, 0 not ours (expired or taken)

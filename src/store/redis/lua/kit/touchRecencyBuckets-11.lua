@@ -1,4 +1,5 @@
--- Records that `id` reported at `at` into the Current bucket (seed 002's Before / Current / Next design).
+-- Records that `id` reported at `at` into the Current bucket (the Before / Current / Next
+-- rolling buckets, docs/storage.md).
 -- KEYS[1] bucket index, KEYS[2..11] ten bucket hashes (id → "<at>|<meta>")
 -- ARGV[1] id, ARGV[2] at (epoch ms), ARGV[3] meta (JSON text or ''), ARGV[4] bucket capacity, ARGV[5] expiry ms
 -- returns 1 written, 0 ignored (Current already holds a newer report of this id)
@@ -11,7 +12,7 @@ if stored then
   if tonumber(string.match(stored, '^(%d+)')) > tonumber(ARGV[2]) then return 0 end
 elseif redis.call('HLEN', current) >= tonumber(ARGV[4]) then
   -- Current is full: it becomes Before, Next becomes Current, the old Before retires. In Lua this index
-  -- advance is atomic, which is what seed 002's CAS achieves; UNLINK frees the big hash off the main thread.
+  -- advance is atomic, which a compare-and-set would otherwise have to ensure; UNLINK frees the big hash off the main thread.
   index = (index + 1) % slots
   redis.call('SET', KEYS[1], index, 'PX', ARGV[5])
   redis.call('UNLINK', bucketKey(index - 2))

@@ -1,4 +1,5 @@
--- Records that `id` reported at `at` in the ZSet design (the one seed 002 replaced), trimmed to `max`.
+-- Records that `id` reported at `at` in the ZSet design (the design the rolling buckets
+-- replace, kept to compare them; docs/background.md), trimmed to `max`.
 -- KEYS[1] zset (score = at, member = id), KEYS[2] meta hash (id → meta)
 -- ARGV[1] id, ARGV[2] at (epoch ms), ARGV[3] meta (JSON text or ''), ARGV[4] max ids kept, ARGV[5] expiry ms
 -- returns 1 written, 0 ignored (a newer report of this id is stored)
