@@ -95,110 +95,129 @@ export function tokenize(src: string): Token[] {
   return tokens;
 }
 
-/** Resolves every name of `src` with Lua's block scoping; `for` and `while` open their block at `do`. */
-export function checkLua(src: string): LuaCheck {
-  const tokens = tokenize(src);
-  const scopes: Array<Map<string, number>> = [new Map()];
-  const result: LuaCheck = { undefinedNames: [], redeclaredTopLevel: [], topLevel: [], topLevelUses: [] };
-  const brackets: string[] = [];
+/** Walks the tokens once with a stack of block scopes; `for` and `while` open their block at `do`. */
+class ScopeWalker {
+  readonly result: LuaCheck = { undefinedNames: [], redeclaredTopLevel: [], topLevel: [], topLevelUses: [] };
+  private readonly scopes: Array<Map<string, number>> = [new Map()];
+  private readonly brackets: string[] = [];
   /** A `for`'s variables, declared in the block its `do` opens. */
-  let pendingLoopNames: LuaName[] = [];
+  private pendingLoopNames: LuaName[] = [];
 
-  const declare = (n: LuaName) => {
-    const scope = scopes[scopes.length - 1];
-    if (scopes.length === 1) {
-      if (scope.has(n.name)) result.redeclaredTopLevel.push(n);
-      result.topLevel.push(n);
+  constructor(private readonly tokens: Token[]) {}
+
+  run(): LuaCheck {
+    for (let i = 0; i < this.tokens.length; i++) {
+      const t = this.tokens[i];
+      if (t.kind === 'symbol') i = this.symbol(i);
+      else if (t.kind === 'name') this.name(i);
+    }
+    return this.result;
+  }
+
+  private declare(n: LuaName): void {
+    const scope = this.scopes[this.scopes.length - 1];
+    if (this.scopes.length === 1) {
+      if (scope.has(n.name)) this.result.redeclaredTopLevel.push(n);
+      this.result.topLevel.push(n);
     }
     scope.set(n.name, n.line);
-  };
-  const resolve = (n: LuaName) => {
-    for (let s = scopes.length - 1; s >= 0; s--) {
-      const at = scopes[s].get(n.name);
-      if (at !== undefined) {
-        if (s === 0) result.topLevelUses.push({ ...n, declaredAt: at });
-        return;
-      }
+  }
+
+  private resolve(n: LuaName): void {
+    for (let s = this.scopes.length - 1; s >= 0; s--) {
+      const at = this.scopes[s].get(n.name);
+      if (at === undefined) continue;
+      if (s === 0) this.result.topLevelUses.push({ ...n, declaredAt: at });
+      return;
     }
-    if (!luaGlobals.has(n.name)) result.undefinedNames.push(n);
-  };
+    if (!luaGlobals.has(n.name)) this.result.undefinedNames.push(n);
+  }
+
   /** Names of a list `a, b, c` from index i; returns them and the index after. */
-  const nameList = (i: number): [LuaName[], number] => {
+  private nameList(i: number): [LuaName[], number] {
     const names: LuaName[] = [];
-    while (tokens[i]?.kind === 'name') {
-      names.push({ name: tokens[i].text, line: tokens[i].line });
-      if (tokens[i + 1]?.text !== ',') return [names, i + 1];
+    while (this.tokens[i]?.kind === 'name') {
+      names.push({ name: this.tokens[i].text, line: this.tokens[i].line });
+      if (this.tokens[i + 1]?.text !== ',') return [names, i + 1];
       i += 2;
     }
     return [names, i];
-  };
-  /** `function (params)`: opens the function's scope with its parameters. */
-  const openFunction = (i: number): number => {
-    while (tokens[i] && tokens[i].text !== '(') i++;
-    const [params, after] = nameList(i + 1);
-    scopes.push(new Map());
-    params.forEach(declare);
-    return after;
-  };
-
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i];
-    const prev = tokens[i - 1];
-    if (t.kind === 'symbol') {
-      switch (t.text) {
-        case '{': case '(': case '[':
-          brackets.push(t.text);
-          break;
-        case '}': case ')': case ']':
-          brackets.pop();
-          break;
-        case 'local':
-          if (tokens[i + 1]?.text === 'function') {
-            declare({ name: tokens[i + 2].text, line: tokens[i + 2].line });
-            i = openFunction(i + 3) - 1;
-          } else {
-            const [names, after] = nameList(i + 1);
-            names.forEach(declare);
-            i = after - 1;
-          }
-          break;
-        case 'function':
-          // `function name(...)` (a global function) or an anonymous function expression.
-          if (tokens[i + 1]?.kind === 'name') resolve({ name: tokens[i + 1].text, line: tokens[i + 1].line });
-          i = openFunction(i + 1) - 1;
-          break;
-        case 'for': {
-          const [names, after] = nameList(i + 1);
-          pendingLoopNames = names;
-          i = after - 1;
-          break;
-        }
-        case 'do':
-          scopes.push(new Map());
-          pendingLoopNames.forEach(declare);
-          pendingLoopNames = [];
-          break;
-        case 'then': case 'repeat':
-          scopes.push(new Map());
-          break;
-        case 'elseif': case 'else':
-          scopes.pop();
-          if (t.text === 'else') scopes.push(new Map());
-          break;
-        case 'end': case 'until':
-          scopes.pop();
-          break;
-      }
-      continue;
-    }
-    if (t.kind !== 'name') continue;
-    if (prev && (prev.text === '.' || prev.text === ':')) continue; // a field or method
-    const next = tokens[i + 1];
-    const inTable = brackets[brackets.length - 1] === '{';
-    if (inTable && next?.text === '=' && (prev?.text === '{' || prev?.text === ',' || prev?.text === ';')) continue; // a key
-    resolve({ name: t.text, line: t.line });
   }
-  return result;
+
+  /** `function (params)`: opens the function's scope with its parameters; returns the index after. */
+  private openFunction(i: number): number {
+    while (this.tokens[i] && this.tokens[i].text !== '(') i++;
+    const [params, after] = this.nameList(i + 1);
+    this.scopes.push(new Map());
+    params.forEach((p) => this.declare(p));
+    return after;
+  }
+
+  /** A keyword or punctuation at i; returns the index of the last token it consumed. */
+  private symbol(i: number): number {
+    const t = this.tokens[i];
+    switch (t.text) {
+      case '{': case '(': case '[':
+        this.brackets.push(t.text);
+        return i;
+      case '}': case ')': case ']':
+        this.brackets.pop();
+        return i;
+      case 'local': {
+        const next = this.tokens[i + 1];
+        if (next?.text === 'function') {
+          this.declare({ name: this.tokens[i + 2].text, line: this.tokens[i + 2].line });
+          return this.openFunction(i + 3) - 1;
+        }
+        const [names, after] = this.nameList(i + 1);
+        names.forEach((n) => this.declare(n));
+        return after - 1;
+      }
+      case 'function': {
+        // `function name(...)` (a global function) or an anonymous function expression.
+        const next = this.tokens[i + 1];
+        if (next?.kind === 'name') this.resolve({ name: next.text, line: next.line });
+        return this.openFunction(i + 1) - 1;
+      }
+      case 'for': {
+        const [names, after] = this.nameList(i + 1);
+        this.pendingLoopNames = names;
+        return after - 1;
+      }
+      case 'do':
+        this.scopes.push(new Map());
+        this.pendingLoopNames.forEach((n) => this.declare(n));
+        this.pendingLoopNames = [];
+        return i;
+      case 'then': case 'repeat':
+        this.scopes.push(new Map());
+        return i;
+      case 'elseif': case 'else':
+        this.scopes.pop();
+        if (t.text === 'else') this.scopes.push(new Map());
+        return i;
+      case 'end': case 'until':
+        this.scopes.pop();
+        return i;
+      default:
+        return i;
+    }
+  }
+
+  /** A name that is neither declared here nor a field or table key: a use. */
+  private name(i: number): void {
+    const t = this.tokens[i];
+    const prev = this.tokens[i - 1];
+    if (prev && (prev.text === '.' || prev.text === ':')) return;
+    const inTable = this.brackets[this.brackets.length - 1] === '{';
+    const isKey = inTable && this.tokens[i + 1]?.text === '=' && (prev?.text === '{' || prev?.text === ',' || prev?.text === ';');
+    if (!isKey) this.resolve({ name: t.text, line: t.line });
+  }
+}
+
+/** Resolves every name of `src` with Lua's block scoping. */
+export function checkLua(src: string): LuaCheck {
+  return new ScopeWalker(tokenize(src)).run();
 }
 
 export interface IncludeHeader {
