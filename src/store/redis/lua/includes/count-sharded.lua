@@ -15,7 +15,9 @@ local function addClientCounts()
   error('client counts sent to a strategy that counts in the script')
 end
 
+-- Last-N before the retention check below: last-N keeps what its own rules say (flushLastN).
 local function countTerminal(o, status, at, delta)
+  if delta > 0 then addLastN(o, status, at) else removeLastN(o) end
   if at < keepFrom then return end
   local minute = math.floor(at / 60000)
   local shard = o.shard % zsetShards -- zsetShards divides ledgerShards, so this is hash % zsetShards
@@ -35,7 +37,6 @@ local function countTerminal(o, status, at, delta)
       if status == SUCCESS then redis.call('ZREM', shardKey(series, minute, shard, 'succ'), member) end
     end
   end
-  if delta > 0 then addLastN(o, status, at) else removeLastN(o) end
 end
 
 local function countMinute(series, minute, fromMs, toMs)
