@@ -36,28 +36,39 @@ export interface RoutingEvidence {
 }
 
 export interface EvidenceWindows {
-  recent: string;
-  older: string;
+  /** Shortest first. */
+  score: string[];
   breaker: string;
-  /** Weight of the older window's outcomes beyond the recent ones. */
-  olderWeight: number;
+  /** Weight of the k-th window's outcomes beyond the (k-1)-th: decay^k. */
+  decay: number;
 }
 
 function counts(r: Rate | undefined): { success: number; failure: number } {
   return r ? { success: r.success, failure: r.failure } : { success: 0, failure: 0 };
 }
 
+/** Σ decay^k × (what window k holds beyond window k-1). */
+function blend(values: number[], decay: number): number {
+  let sum = 0;
+  let weight = 1;
+  let previous = 0;
+  for (const v of values) {
+    sum += weight * Math.max(0, v - previous);
+    previous = Math.max(previous, v);
+    weight *= decay;
+  }
+  return sum;
+}
+
 function seriesEvidence(own: SeriesHealth, excused: SeriesHealth | undefined, w: EvidenceWindows): SeriesEvidence {
-  const recent = counts(own.rates[w.recent]);
-  const older = counts(own.rates[w.older]);
+  const of = (h: SeriesHealth | undefined, field: 'success' | 'failure') => w.score.map((label) => counts(h?.rates[label])[field]);
+  const failures = Math.max(0, blend(of(own, 'failure'), w.decay) - blend(of(excused, 'failure'), w.decay));
+  const recent = counts(own.rates[w.score[0]!]);
   const brk = counts(own.rates[w.breaker]);
-  const xRecent = counts(excused?.rates[w.recent]).failure;
-  const xOlder = counts(excused?.rates[w.older]).failure;
+  const xRecent = counts(excused?.rates[w.score[0]!]).failure;
   const xBreaker = counts(excused?.rates[w.breaker]).failure;
-  const blend = (r: number, o: number) => r + w.olderWeight * Math.max(0, o - r);
-  const failure = Math.max(0, blend(recent.failure, older.failure) - blend(xRecent, xOlder));
   return {
-    score: { success: blend(recent.success, older.success), failure, recentTotal: recent.success + recent.failure - xRecent },
+    score: { success: blend(of(own, 'success'), w.decay), failure: failures, recentTotal: recent.success + recent.failure - xRecent },
     breaker: { success: brk.success, failure: Math.max(0, brk.failure - xBreaker) },
   };
 }

@@ -92,7 +92,7 @@ export class Routing {
 
   private absorb(snapshot: HealthSnapshot): Promise<void> {
     const w = this.d.settings;
-    this.evidence = evidenceFromSnapshot(snapshot, { recent: w.scoreWindows[0], older: w.scoreWindows[1], breaker: w.breaker.window, olderWeight: w.olderWeight });
+    this.evidence = evidenceFromSnapshot(snapshot, { score: w.scoreWindows, breaker: w.breaker.window, decay: w.decay });
     // A sync still running when the next snapshot lands is joined, not doubled: one coordination read at a time.
     this.syncing ??= this.breakers.sync(this.targets()).finally(() => {
       this.syncing = null;

@@ -26,8 +26,8 @@ export interface RoutingSettings {
   scoring: ScoringPolicy;
   exploration: number;
   channels: ReadonlyMap<string, ResolvedChannelRouting>;
-  scoreWindows: [string, string];
-  olderWeight: number;
+  scoreWindows: string[];
+  decay: number;
   priorStrength: number;
   breaker: ResolvedBreakerSettings;
   excusedCodes: ReadonlySet<string>;
@@ -94,11 +94,12 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
   const entries = Object.entries(options.channels ?? {});
   if (entries.length > maxConfiguredChannels) fail('channels', `may configure at most ${maxConfiguredChannels} channels`);
   const b = options.breaker ?? {};
-  const scoreWindows = options.scoreWindows ?? ['1m', '15m'];
-  if (!Array.isArray(scoreWindows) || scoreWindows.length !== 2) fail('scoreWindows', 'must be two windows, the recent one first');
-  const recent = windowOf('scoreWindows[0]', scoreWindows[0], '1m');
-  const older = windowOf('scoreWindows[1]', scoreWindows[1], '15m');
-  if (parseWindow(older) < parseWindow(recent)) fail('scoreWindows', 'must name the shorter window first');
+  const scoreWindows = options.scoreWindows ?? ['1m', '5m', '15m', '1h'];
+  if (!Array.isArray(scoreWindows) || scoreWindows.length === 0 || scoreWindows.length > 6) fail('scoreWindows', 'must list 1 to 6 windows, shortest first');
+  scoreWindows.forEach((w, i) => {
+    windowOf(`scoreWindows[${i}]`, w, '1m');
+    if (i > 0 && parseWindow(w) <= parseWindow(scoreWindows[i - 1]!)) fail(`scoreWindows[${i}]`, 'must be longer than the window before it');
+  });
   const codes = options.excusedCodes ?? [];
   if (!Array.isArray(codes) || codes.length > 100 || codes.some((c) => typeof c !== 'string' || c.length === 0 || c.length > 64)) {
     fail('excusedCodes', 'must be a list of at most 100 codes of 1–64 characters');
@@ -109,8 +110,8 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
     scoring,
     exploration: numberIn('exploration', options.exploration, 0.05, 0, 1),
     channels: new Map(entries.map(([name, c]) => [name, channelRouting(name, c)])),
-    scoreWindows: [recent, older],
-    olderWeight: numberIn('olderWeight', options.olderWeight, 0.1, 0, 1),
+    scoreWindows: [...scoreWindows],
+    decay: numberIn('decay', options.decay, 0.3, 0, 1),
     priorStrength: numberIn('priorStrength', options.priorStrength, 20, 0, 1e6),
     breaker: {
       failureThreshold: numberIn('breaker.failureThreshold', b.failureThreshold, 0.5, 0.01, 1),

@@ -75,10 +75,13 @@ export interface RoutingOptions {
   /** Largest share of decisions spent exploring candidates short of samples. Default 0.05. */
   exploration?: number;
   channels?: Record<string, ChannelRouting>;
-  /** The recent window and the longer one behind it that scores blend. Default ['1m', '15m']. */
-  scoreWindows?: [string, string];
-  /** Weight of the longer window's older outcomes against the recent ones. Default 0.1. */
-  olderWeight?: number;
+  /**
+   * Windows a score blends, shortest first: outcomes in the first count fully, those only in the k-th count
+   * `decay`^k — a stepwise exponential forgetting. Default ['1m', '5m', '15m', '1h'].
+   */
+  scoreWindows?: string[];
+  /** Default 0.3. */
+  decay?: number;
   /** Pseudo-samples of the coarser series' rate a finer series starts from. Default 20. */
   priorStrength?: number;
   breaker?: BreakerOptions;
