@@ -103,6 +103,11 @@ export interface PulseOptions {
   /** Outcomes per store call; larger batches are split. Default 5,000. */
   maxBatch?: number;
   clock?: Clock;
+  /**
+   * Failure codes that are not the channel's fault (insufficient funds, wrong PIN …): they still count in the
+   * plain rate, and are also kept apart so routing counts them for neither score nor breaker.
+   */
+  excusedCodes?: string[];
   /** Receives operational events (store errors, buffer overflow), e.g. a pino logger's methods. */
   logger?: PulseLogger;
 }

@@ -6,17 +6,9 @@ import type { HealthSnapshot, SeriesHealth } from '../stats/healthSnapshot.js';
 import type { Rate } from '../types.js';
 import type { WindowEvidence } from './breakerMachine.js';
 import type { Evidence } from './scoring.js';
+import { wilson } from '../stats/wilson.js';
 
-/** Marks an excused twin; `!` cannot occur in a dims series id, so no real series collides with one. */
-export const excusedMark = '!excused';
-
-export function excusedSeriesId(seriesId: string): string {
-  return `${seriesId}${excusedMark}`;
-}
-
-export function isExcusedSeries(seriesId: string): boolean {
-  return seriesId.endsWith(excusedMark);
-}
+import { excusedSeriesId, isExcusedSeries } from '../stats/series.js';
 
 export interface SeriesEvidence {
   score: Evidence;
@@ -47,28 +39,46 @@ function counts(r: Rate | undefined): { success: number; failure: number } {
   return r ? { success: r.success, failure: r.failure } : { success: 0, failure: 0 };
 }
 
-/** Σ decay^k × (what window k holds beyond window k-1). */
-function blend(values: number[], decay: number): number {
-  let sum = 0;
+/**
+ * Σ decay^k × (what window k holds beyond window k-1), newest first — but an older slice joins only while its
+ * rate lies inside the 95 % interval of what the newer ones hold. Without that stop, an hour of successes
+ * outweighs the few failures a channel gets in the minute it goes down (the router stops sending, so there
+ * are only few), and the router keeps going back to a dead channel once its newest window drains.
+ */
+function blend(success: number[], failure: number[], decay: number): { s: number; f: number } {
+  let s = 0;
+  let f = 0;
   let weight = 1;
-  let previous = 0;
-  for (const v of values) {
-    sum += weight * Math.max(0, v - previous);
-    previous = Math.max(previous, v);
+  let prevS = 0;
+  let prevF = 0;
+  for (let k = 0; k < success.length; k++) {
+    const ds = Math.max(0, success[k]! - prevS);
+    const df = Math.max(0, failure[k]! - prevF);
+    prevS = Math.max(prevS, success[k]!);
+    prevF = Math.max(prevF, failure[k]!);
+    if (ds + df > 0 && s + f > 0) {
+      const { low, high } = wilson(s, s + f);
+      const rate = ds / (ds + df);
+      if (rate < low! || rate > high!) break;
+    }
+    s += weight * ds;
+    f += weight * df;
     weight *= decay;
   }
-  return sum;
+  return { s, f };
 }
 
 function seriesEvidence(own: SeriesHealth, excused: SeriesHealth | undefined, w: EvidenceWindows): SeriesEvidence {
   const of = (h: SeriesHealth | undefined, field: 'success' | 'failure') => w.score.map((label) => counts(h?.rates[label])[field]);
-  const failures = Math.max(0, blend(of(own, 'failure'), w.decay) - blend(of(excused, 'failure'), w.decay));
+  const xFailure = of(excused, 'failure');
+  // The channel's own failures: every window's count less its excused ones.
+  const failure = of(own, 'failure').map((v, i) => Math.max(0, v - xFailure[i]!));
+  const blended = blend(of(own, 'success'), failure, w.decay);
   const recent = counts(own.rates[w.score[0]!]);
   const brk = counts(own.rates[w.breaker]);
-  const xRecent = counts(excused?.rates[w.score[0]!]).failure;
   const xBreaker = counts(excused?.rates[w.breaker]).failure;
   return {
-    score: { success: blend(of(own, 'success'), w.decay), failure: failures, recentTotal: recent.success + recent.failure - xRecent },
+    score: { success: blended.s, failure: blended.f, recentTotal: recent.success + failure[0]! },
     breaker: { success: brk.success, failure: Math.max(0, brk.failure - xBreaker) },
   };
 }

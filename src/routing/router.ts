@@ -4,7 +4,7 @@
 // a half-open probe's lease is the caller's one asynchronous step (docs/routing.md).
 import { SeriesPlan } from '../stats/series.js';
 import type { RoutingEvidence } from './evidence.js';
-import { expectedValue, posteriorMean, posteriorOf, scoreProbability, upperBound, type Evidence } from './scoring.js';
+import { expectedValue, posteriorMean, posteriorOf, scoreProbability, type Evidence } from './scoring.js';
 import { defaultChannelRouting, type RoutingSettings } from './settings.js';
 import type { BreakerState, RankedChannel, RouteDecision, RouteRequest } from './types.js';
 
@@ -22,7 +22,6 @@ interface Scored extends RankedChannel {
   weight: number;
   tie: number;
   recentTotal: number;
-  upper: number;
 }
 
 /** What `decide` answers: the decision, and the half-open candidate it would probe if a lease is granted. */
@@ -87,7 +86,6 @@ export class Router {
       weight: cfg.weight,
       tie: random(),
       recentTotal: levels.at(-1)?.recentTotal ?? 0,
-      upper: upperBound(post),
     };
   }
 
@@ -103,8 +101,7 @@ export class Router {
       arm = 'static';
       this.promote(scored, this.byWeight(closed));
     } else if (exploration > 0 && random() < exploration) {
-      const best = closed[0]?.rate ?? 0;
-      const short = closed.filter((s) => s.recentTotal < this.minSamples && s.upper >= best && s !== closed[0]);
+      const short = closed.filter((s) => s.recentTotal < this.minSamples && s !== closed[0]);
       if (short.length > 0) {
         explored = true;
         this.promote(scored, short[Math.floor(random() * short.length)]);

@@ -2,7 +2,7 @@
 // so a client sending ever new dims values cannot grow the snapshot's reads without limit. With excused codes,
 // each series brings its excused twin (docs/routing.md).
 import type { SeriesSource } from '../stats/healthSnapshot.js';
-import { excusedSeriesId } from './evidence.js';
+import { excusedSeriesId } from '../stats/series.js';
 
 export interface SeriesRegistryOptions {
   /** Series per channel the registry keeps; further ones are counted and not read. Default 64. */
