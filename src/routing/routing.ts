@@ -2,6 +2,7 @@
 // breaker states read in one coordination call per snapshot, decisions in process, and the outcome hook that
 // credits probes and experiment arms (docs/routing.md).
 import type { Clock } from '../clock.js';
+import { StoreUnavailableError } from '../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../stats/healthSnapshot.js';
 import { SeriesPlan } from '../stats/series.js';
 import { parseWindow } from '../stats/windows.js';
@@ -174,11 +175,18 @@ export class Routing {
   }
 
   breaker(channel: string, scope = ''): BreakerHandle {
+    const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+      try {
+        return await work();
+      } catch (err) {
+        throw new StoreUnavailableError(err);
+      }
+    };
     return {
-      state: () => this.breakers.read(channel, scope),
+      state: () => guard(() => this.breakers.read(channel, scope)),
       setMode: (mode) => {
         assertBreakerMode(mode);
-        return this.breakers.setMode(channel, mode, scope);
+        return guard(() => this.breakers.setMode(channel, mode, scope));
       },
     };
   }
