@@ -1,5 +1,5 @@
 // Decision latency of the real router, in process: a warm cache (a simulated hour of traffic behind it),
-// 4 candidates, dims {method}, Thompson sampling; each decide() timed on its own.
+// 4 candidates, dims {method}, default settings; each decide() timed on its own.
 import { seededRandom } from '../../src/sim/random.js';
 import { paypulsePolicy } from './paypulsePolicy.js';
 import { simulate } from './simulate.js';
@@ -15,7 +15,7 @@ export interface LatencyResult {
 
 export async function measureDecisionLatency(decisions = 200_000): Promise<LatencyResult> {
   const world = new World(99, Date.UTC(2026, 0, 5), 3600_000);
-  const policy = paypulsePolicy('latency', world.startMs, seededRandom(99), { scoring: 'thompson' });
+  const policy = paypulsePolicy('latency', world.startMs, seededRandom(99), {});
   await simulate(world, policy);
   const times = new Float64Array(decisions);
   for (let i = 0; i < decisions; i++) {

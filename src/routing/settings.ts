@@ -1,5 +1,5 @@
 // Routing options checked once, with defaults: the breaker's in the spirit of resilience4j (50 % over at least
-// 100 calls), its window and wait 30 s; exploration at most 5 % of decisions (docs/routing.md).
+// 100 calls), its window and wait 30 s; exploration 1 % of decisions, at most 5 % (docs/routing.md).
 import { PayPulseError } from '../errors.js';
 import { parseWindow } from '../stats/windows.js';
 import { channelPattern, dimNamePattern } from '../stats/validate.js';
@@ -89,7 +89,7 @@ function dimSets(field: string, value: unknown): string[][] {
 }
 
 export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSettings {
-  const scoring = options.scoring ?? 'thompson';
+  const scoring = options.scoring ?? 'mean';
   if (!policies.includes(scoring)) fail('scoring', `must be one of ${policies.join(', ')}, got ${JSON.stringify(scoring)}`);
   const entries = Object.entries(options.channels ?? {});
   if (entries.length > maxConfiguredChannels) fail('channels', `may configure at most ${maxConfiguredChannels} channels`);
@@ -108,7 +108,7 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
   if (typeof random !== 'function') fail('random', 'must be a function');
   return {
     scoring,
-    exploration: numberIn('exploration', options.exploration, 0.05, 0, 1),
+    exploration: numberIn('exploration', options.exploration, 0.01, 0, 0.05),
     channels: new Map(entries.map(([name, c]) => [name, channelRouting(name, c)])),
     scoreWindows: [...scoreWindows],
     decay: numberIn('decay', options.decay, 0.3, 0, 1),

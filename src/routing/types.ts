@@ -5,7 +5,11 @@ export type BreakerState = 'closed' | 'open' | 'half-open';
 export type BreakerMode = 'auto' | 'force-open' | 'force-closed';
 export const breakerModes: readonly BreakerMode[] = ['auto', 'force-open', 'force-closed'];
 
-/** How a channel's success probability and its uncertainty become a ranking value. */
+/**
+ * How a channel's posterior becomes a ranking value: its mean (the default: in the simulator it kept 92–93 %
+ * of the oracle's uplift against Thompson sampling's 80 %, see docs/routing.md), a posterior draw, or a 90 %
+ * upper bound.
+ */
 export type ScoringPolicy = 'thompson' | 'ucb' | 'mean';
 
 export interface RouteRequest {
@@ -72,7 +76,7 @@ export interface BreakerOptions {
 
 export interface RoutingOptions {
   scoring?: ScoringPolicy;
-  /** Largest share of decisions spent exploring candidates short of samples. Default 0.05. */
+  /** Share of decisions spent exploring closed candidates short of recent samples. Default 0.01, at most 0.05. */
   exploration?: number;
   channels?: Record<string, ChannelRouting>;
   /**

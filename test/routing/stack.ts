@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/clock.js';
 import { Routing } from '../../src/routing/routing.js';
 import { resolveRoutingSettings, routingWindows } from '../../src/routing/settings.js';
 import { SeriesRegistry } from '../../src/routing/seriesRegistry.js';
+import type { BreakerTransition } from '../../src/routing/sharedBreakers.js';
 import type { RoutingOptions } from '../../src/routing/types.js';
 import { StatsEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots, type HealthSnapshots } from '../../src/stats/healthSnapshot.js';
@@ -29,6 +30,7 @@ export interface StackParts {
   stats?: { store: StatsStore; settings: ResolvedSettings };
   coordination?: CoordinationStore;
   namespace?: string;
+  onTransition?: (t: BreakerTransition) => void;
 }
 
 export const t0 = Date.UTC(2026, 0, 1, 12);
@@ -54,7 +56,7 @@ export function createStack(options: RoutingOptions = {}, parts: StackParts = {}
     series,
   });
   const coordination = parts.coordination ?? new MemoryCoordinationStore(clock);
-  const routing = new Routing({ settings, snapshots, coordination, namespace: parts.namespace ?? 'test', clock, dimensions: stats.dimensions, minSamples: stats.minSamples, series });
+  const routing = new Routing({ settings, snapshots, coordination, namespace: parts.namespace ?? 'test', clock, dimensions: stats.dimensions, minSamples: stats.minSamples, series, onTransition: parts.onTransition });
   return {
     clock,
     engine,
