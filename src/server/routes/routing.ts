@@ -94,6 +94,17 @@ export function registerRoutingRoutes(app: FastifyInstance, routing: Routing): v
   );
 
   app.get(
+    '/v1/routing/breakers',
+    {
+      schema: {
+        summary: 'Every breaker this instance tracks, as of its last refresh (the dashboard\'s first paint)',
+        response: { 200: { type: 'object', properties: { breakers: { type: 'array', items: breakerSchema } } }, ...errorResponses },
+      },
+    },
+    async () => ({ breakers: routing.breakerStates() }),
+  );
+
+  app.get(
     '/v1/routing/experiment',
     {
       schema: {
