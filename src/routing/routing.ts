@@ -53,8 +53,8 @@ export class Routing {
   private evidence: RoutingEvidence | undefined;
   private syncing: Promise<void> | null = null;
   private unsubscribe: (() => void) | undefined;
-  decisions = 0;
-  probes = 0;
+  /** Monotonic counts for metrics. */
+  readonly counts = { decisions: 0, explored: 0, probes: 0, failOpen: 0, stale: 0 };
 
   constructor(private readonly d: RoutingDeps) {
     this.breakers = new SharedBreakers(
@@ -130,16 +130,19 @@ export class Routing {
 
   async route(req: RouteRequest): Promise<RouteDecision> {
     const draft = this.decide(req);
-    this.decisions++;
     let decision = draft.decision;
     if (draft.probe && decision.arm === 'router') {
       const holder = req.requestId ?? `probe-${Math.floor(this.d.settings.random() * 2 ** 52).toString(36)}`;
       const scope = this.halfOpenScope(draft.probe.channel, draft.probe.scopes);
       if (scope !== undefined && (await this.breakers.admitProbe(draft.probe.channel, scope, holder))) {
         decision = asProbe(draft);
-        this.probes++;
+        this.counts.probes++;
       }
     }
+    this.counts.decisions++;
+    if (decision.explored && !decision.probe) this.counts.explored++;
+    if (decision.failOpen) this.counts.failOpen++;
+    if (decision.stale) this.counts.stale++;
     this.experiment.noteDecision(req.requestId, decision.arm);
     return decision;
   }
@@ -189,6 +192,11 @@ export class Routing {
         return guard(() => this.breakers.setMode(channel, mode, scope));
       },
     };
+  }
+
+  /** Series the snapshot was not asked to read because a limit was reached. */
+  get refusedSeries(): number {
+    return this.d.series.refused;
   }
 
   /** What this process knows of every breaker it tracks (stream, dashboard, metrics). */

@@ -2,6 +2,7 @@
 // the field, and a forced breaker shows in the next decision.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBreaker } from '../../src/cli/breaker.js';
 import { requireTokenForWrites } from '../../src/server/auth.js';
 import { installErrorHandlers } from '../../src/server/httpErrors.js';
 import { registerRoutingRoutes } from '../../src/server/routes/routing.js';
@@ -76,6 +77,18 @@ describe('routing API over a socket', () => {
     ]);
     await send('PUT', '/v1/channels/alipay/breaker', { mode: 'auto' });
     expect(await (await send('GET', '/v1/channels/alipay/breaker')).json()).toMatchObject({ state: 'closed', mode: 'auto' });
+  });
+
+  it('the CLI reads and overrides a breaker', async () => {
+    const lines: string[] = [];
+    const write = (line: string) => lines.push(line);
+    await expect(runBreaker({ target: base, channel: 'bank-x', mode: 'force-open', write })).rejects.toThrow(/401 PP_ERR_UNAUTHORIZED/);
+    await runBreaker({ target: base, channel: 'bank-x', mode: 'force-open', token, write });
+    const read = await runBreaker({ target: base, channel: 'bank-x', write });
+    expect(read).toMatchObject({ state: 'open', mode: 'force-open' });
+    expect(lines.at(-1)).toMatch(/^bank-x: open \(mode force-open, since 2026-/);
+    await expect(runBreaker({ target: base, channel: 'bank-x', mode: 'shut', token, write })).rejects.toThrow(/mode must be one of/);
+    await runBreaker({ target: base, channel: 'bank-x', mode: 'auto', token, write });
   });
 
   it('reports the experiment', async () => {
