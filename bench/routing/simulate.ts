@@ -45,6 +45,30 @@ interface OutageWatch {
   candidateAfter: number;
 }
 
+function watchPayment(w: OutageWatch, sec: number, payment: Payment, channel: string, success: boolean, doneSec: number): void {
+  if (sec < w.fromSec || sec >= w.toSec || !payment.candidates.includes(w.channel)) return;
+  if (w.crossedAtSec !== undefined && sec >= w.crossedAtSec + breakerWindowSec) {
+    w.candidateAfter++;
+    if (channel === w.channel) w.sentAfter++;
+  }
+  if (channel === w.channel) {
+    const counts = success ? w.success : w.failure;
+    counts[doneSec - w.fromSec] = (counts[doneSec - w.fromSec] ?? 0) + 1;
+  }
+}
+
+function watchCrossing(w: OutageWatch, sec: number): void {
+  if (w.crossedAtSec !== undefined || sec < w.fromSec || sec >= w.toSec) return;
+  let s = 0;
+  let f = 0;
+  for (let k = Math.max(0, sec - w.fromSec - breakerWindowSec + 1); k <= sec - w.fromSec; k++) {
+    s += w.success[k] ?? 0;
+    f += w.failure[k] ?? 0;
+  }
+  // Crossing the threshold, or a full window with nothing sent: a router that never tried counts from here.
+  if ((s + f > 0 && f / (s + f) >= 0.5) || sec - w.fromSec >= breakerWindowSec) w.crossedAtSec = sec;
+}
+
 export async function simulate(world: World, policy: Policy): Promise<RunResult> {
   const started = performance.now();
   const traffic = seededRandom(world.seed);
@@ -97,29 +121,9 @@ export async function simulate(world: World, policy: Policy): Promise<RunResult>
       let list = completing.get(doneSec);
       if (!list) completing.set(doneSec, (list = []));
       list.push({ payment, channel, success, at: doneAt });
-      for (const w of watches) {
-        if (sec < w.fromSec || sec >= w.toSec || !payment.candidates.includes(w.channel)) continue;
-        if (w.crossedAtSec !== undefined && sec >= w.crossedAtSec + breakerWindowSec) {
-          w.candidateAfter++;
-          if (channel === w.channel) w.sentAfter++;
-        }
-        if (channel === w.channel) {
-          const k = doneSec - w.fromSec;
-          (success ? w.success : w.failure)[k] = ((success ? w.success : w.failure)[k] ?? 0) + 1;
-        }
-      }
+      for (const w of watches) watchPayment(w, sec, payment, channel, success, doneSec);
     }
-    for (const w of watches) {
-      if (w.crossedAtSec !== undefined || sec < w.fromSec || sec >= w.toSec) continue;
-      let s = 0;
-      let f = 0;
-      for (let k = Math.max(0, sec - w.fromSec - breakerWindowSec + 1); k <= sec - w.fromSec; k++) {
-        s += w.success[k] ?? 0;
-        f += w.failure[k] ?? 0;
-      }
-      // Crossing the threshold, or a full window with nothing sent: a router that never tried counts from here.
-      if ((s + f > 0 && f / (s + f) >= 0.5) || sec - w.fromSec >= breakerWindowSec) w.crossedAtSec = sec;
-    }
+    for (const w of watches) watchCrossing(w, sec);
   }
   const shares = watches.map((w) => (w.candidateAfter ? w.sentAfter / w.candidateAfter : 0));
   return {
