@@ -53,12 +53,27 @@ export class Routing {
   private evidence: RoutingEvidence | undefined;
   private syncing: Promise<void> | null = null;
   private unsubscribe: (() => void) | undefined;
+  private readonly transitionListeners = new Set<(t: BreakerTransition) => void>();
+  private readonly changeListeners = new Set<(view: BreakerView) => void>();
   /** Monotonic counts for metrics. */
   readonly counts = { decisions: 0, explored: 0, probes: 0, failOpen: 0, stale: 0 };
 
   constructor(private readonly d: RoutingDeps) {
     this.breakers = new SharedBreakers(
-      { store: d.coordination, namespace: d.namespace, settings: d.settings.breaker, clock: d.clock, onTransition: d.onTransition, onChange: d.onChange },
+      {
+        store: d.coordination,
+        namespace: d.namespace,
+        settings: d.settings.breaker,
+        clock: d.clock,
+        onTransition: (t) => {
+          d.onTransition?.(t);
+          for (const listener of this.transitionListeners) listener(t);
+        },
+        onChange: (view) => {
+          d.onChange?.(view);
+          for (const listener of this.changeListeners) listener(view);
+        },
+      },
       parseWindow(d.settings.breaker.window),
     );
     this.experiment = new Experiment(d.settings.experimentShare);
@@ -69,6 +84,18 @@ export class Routing {
 
   get settings(): RoutingSettings {
     return this.d.settings;
+  }
+
+  /** Transitions this instance wrote (once fleet-wide each: history, audit); returns the unsubscribe function. */
+  onTransition(listener: (t: BreakerTransition) => void): () => void {
+    this.transitionListeners.add(listener);
+    return () => this.transitionListeners.delete(listener);
+  }
+
+  /** Breaker changes this instance saw, whoever wrote them (stream, dashboard, metrics). */
+  onBreakerChange(listener: (view: BreakerView) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** Rebuilds the cache on every snapshot from now on. */

@@ -179,7 +179,9 @@ export class SharedBreakers {
           this.o.onTransition?.({ channel, scope, from: current.rec.state, to: wanted.state, mode: wanted.mode, at: wanted.since });
         }
         const held = { rec: wanted, version: reply.version };
+        const before = this.held.get(idOf(channel, scope))?.rec;
         this.held.set(idOf(channel, scope), held);
+        if (before?.state !== wanted.state || before?.mode !== wanted.mode) this.o.onChange?.(viewOf(channel, scope, held));
         return held;
       }
       stored = reply.current;
