@@ -90,6 +90,44 @@ describe('router scores', () => {
   });
 });
 
+describe('recovery', () => {
+  it('notices a recovered channel through exploration and moves traffic back to it', async () => {
+    const { seededRandom } = await import('../../src/sim/random.js');
+    const luck = seededRandom(7);
+    const s = stack({ exploration: 0.01, random: seededRandom(8) });
+    // a was down until a minute ago; it works again now, better than b.
+    await s.record([...outcomes('a', 0, 200, s.clock.now() - 60_000), ...outcomes('b', 850, 150, s.clock.now() - 60_000)]);
+    const trueRate: Record<string, number> = { a: 0.99, b: 0.85 };
+    const share: number[] = [];
+    for (let second = 0; second < 900; second++) {
+      s.clock.advance(1000);
+      await s.routing.refresh();
+      let toA = 0;
+      const batch = [];
+      for (let i = 0; i < 20; i++) {
+        const d = s.routing.decide({ candidates: ['a', 'b'] }).decision;
+        if (d.channel === 'a') toA++;
+        const ok = luck() < trueRate[d.channel]!;
+        batch.push(...outcomes(d.channel, ok ? 1 : 0, ok ? 0 : 1, s.clock.now()));
+      }
+      await s.record(batch);
+      share.push(toA / 20);
+    }
+    const lastMinute = share.slice(-60).reduce((x, y) => x + y, 0) / 60;
+    // Before any new evidence a scores its failures; an explored success is then strong evidence of change.
+    expect(share[0]).toBeLessThan(0.1);
+    const back = share.findIndex((x) => x > 0.5);
+    expect(back).toBeGreaterThan(0);
+    expect(back).toBeLessThan(120);
+    expect(lastMinute).toBeGreaterThan(0.9);
+    const without = stack({ exploration: 0 });
+    await without.record([...outcomes('a', 0, 200, without.clock.now() - 60_000), ...outcomes('b', 850, 150, without.clock.now() - 60_000)]);
+    without.clock.advance(1000);
+    await without.routing.refresh();
+    for (let i = 0; i < 500; i++) expect(without.routing.decide({ candidates: ['a', 'b'] }).decision.channel).toBe('b');
+  });
+});
+
 describe('excused codes', () => {
   it('count for neither score nor breaker but stay in the plain rate', async () => {
     const s = stack({ excusedCodes: ['insufficient_funds'], breaker: { minSamples: 50 } });
@@ -129,6 +167,29 @@ describe('breakers in decisions', () => {
     const at = s.clock.now();
     await s.record(decisions.filter((d) => d.probe).map((_, i) => ({ channel: 'a', requestId: `q${i}`, status: 'success' as const, at })));
     expect((await s.routing.breaker('a').state()).state).toBe('closed');
+  });
+
+  it('opens a dims breaker for the failing method only', async () => {
+    const s = stack({ breaker: { minSamples: 20, dims: [['method']] } });
+    const now = s.clock.now();
+    await s.record([
+      ...outcomes('a', 0, 30, now, { dims: card }),
+      ...outcomes('a', 200, 0, now, { dims: { method: 'wallet' } }),
+      ...outcomes('b', 50, 10, now, { dims: card }),
+      ...outcomes('b', 50, 10, now, { dims: { method: 'wallet' } }),
+    ]);
+    s.routing.decide({ candidates: ['a', 'b'], dims: card });
+    s.routing.decide({ candidates: ['a', 'b'], dims: { method: 'wallet' } });
+    await s.routing.refresh();
+    await s.routing.refresh();
+    expect(s.routing.breakers.view('a', 'method=card').state).toBe('open');
+    expect(s.routing.stateOf('a')).toBe('closed');
+    const forCard = s.routing.decide({ candidates: ['a', 'b'], dims: card }).decision;
+    expect(forCard.channel).toBe('b');
+    expect(forCard.ranked.find((r) => r.channel === 'a')!.state).toBe('open');
+    const forWallet = s.routing.decide({ candidates: ['a', 'b'], dims: { method: 'wallet' } }).decision;
+    expect(forWallet.ranked.find((r) => r.channel === 'a')!.state).toBe('closed');
+    expect(forWallet.channel).toBe('a');
   });
 
   it('answers with the least bad channel and failOpen when every candidate is open', async () => {
