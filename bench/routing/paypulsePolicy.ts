@@ -7,7 +7,7 @@ import { resolveRoutingSettings } from '../../src/routing/settings.js';
 import { routingWindows } from '../../src/routing/settings.js';
 import { SeriesRegistry } from '../../src/routing/seriesRegistry.js';
 import type { RoutingOptions } from '../../src/routing/types.js';
-import { StatsEngine } from '../../src/stats/engine.js';
+import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
@@ -25,7 +25,7 @@ export function paypulsePolicy(name: string, startMs: number, random: () => numb
   const clock = new ManualClock(startMs);
   const stats = resolveSettings({ dimensions: [['method']], windows: ['1m', '5m', '15m', '1h'] });
   const store = new MemoryStatsStore(stats);
-  const engine = new StatsEngine(store, stats, clock);
+  const engine = new SuccessRateEngine(store, stats, clock);
   const settings = resolveRoutingSettings({
     ...options,
     random,

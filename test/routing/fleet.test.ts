@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { BreakerTransition } from '../../src/routing/sharedBreakers.js';
 import { resolveSettings } from '../../src/stats/settings.js';
-import { startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { startRedis, type LocalRedis } from '../support/redisServer.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
 import { RedisCoordinationStore } from '../../src/store/redis/coordination.js';
 import { RedisStatsStore } from '../../src/store/redis/statsStore.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { resolveRoutingSettings } from '../../src/routing/settings.js';
 import { SharedBreakers, type BreakerTransition } from '../../src/routing/sharedBreakers.js';
-import { startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { startRedis, type LocalRedis } from '../support/redisServer.js';
 import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
 import type { CoordinationStore } from '../../src/store/ports/coordination.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';

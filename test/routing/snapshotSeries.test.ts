@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { StatsEngine } from '../../src/stats/engine.js';
+import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';
@@ -15,7 +15,7 @@ describe('health snapshot series ids', () => {
     const clock = new ManualClock();
     const settings = resolveSettings({ dimensions: [['method']] });
     const store = new MemoryStatsStore(settings);
-    const engine = new StatsEngine(store, settings, clock);
+    const engine = new SuccessRateEngine(store, settings, clock);
     closers.push(() => engine.close());
     await engine.recordMany([
       { channel: 'a', requestId: '1', status: 'success', at: clock.now(), dims: { method: 'card' } },

@@ -6,18 +6,18 @@ import { resolveRoutingSettings, routingWindows } from '../../src/routing/settin
 import { SeriesRegistry } from '../../src/routing/seriesRegistry.js';
 import type { BreakerTransition } from '../../src/routing/sharedBreakers.js';
 import type { RoutingOptions } from '../../src/routing/types.js';
-import { StatsEngine } from '../../src/stats/engine.js';
+import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots, type HealthSnapshots } from '../../src/stats/healthSnapshot.js';
 import { resolveSettings, type ResolvedSettings } from '../../src/stats/settings.js';
 import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
 import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';
-import type { StatsStore } from '../../src/store/port.js';
+import type { StatsStore } from '../../src/store/ports/stats.js';
 import type { CoordinationStore } from '../../src/store/ports/coordination.js';
 import type { Outcome } from '../../src/types.js';
 
 export interface Stack {
   clock: ManualClock;
-  engine: StatsEngine;
+  engine: SuccessRateEngine;
   snapshots: HealthSnapshots;
   routing: Routing;
   /** Records outcomes and lets routing credit probes and arms. */
@@ -43,7 +43,7 @@ export function memoryStats(excusedCodes: string[] = []): { store: StatsStore; s
 export function createStack(options: RoutingOptions = {}, parts: StackParts = {}): Stack {
   const clock = parts.clock ?? new ManualClock(t0);
   const { store, settings: stats } = parts.stats ?? memoryStats(options.excusedCodes);
-  const engine = new StatsEngine(store, stats, clock);
+  const engine = new SuccessRateEngine(store, stats, clock);
   const settings = resolveRoutingSettings(options);
   const series = new SeriesRegistry({ withExcused: settings.excusedCodes.size > 0 });
   const snapshots = createHealthSnapshots({
