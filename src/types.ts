@@ -1,5 +1,6 @@
 // The public shapes of PayPulse (docs/architecture.md). Names may grow, not change without reason.
 import type { Clock } from './clock.js';
+import type { RoutingOptions } from './routing/types.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';
 
@@ -108,6 +109,8 @@ export interface PulseOptions {
    * plain rate, and are also kept apart so routing counts them for neither score nor breaker.
    */
   excusedCodes?: string[];
+  /** The router and the shared breaker (docs/routing.md); its `excusedCodes` count as the option above. */
+  routing?: RoutingOptions;
   /** Receives operational events (store errors, buffer overflow), e.g. a pino logger's methods. */
   logger?: PulseLogger;
 }

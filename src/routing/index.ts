@@ -22,7 +22,8 @@ export interface RoutingPlan {
 }
 
 export function planRouting(options: RoutingOptions, stats: Pick<ResolvedSettings, 'dimensions' | 'excusedCodes'>): RoutingPlan {
-  const settings = resolveRoutingSettings(options);
+  // Excused codes given to the pulse itself count for routing too: one list, as the stats engine keeps it.
+  const settings = resolveRoutingSettings({ ...options, excusedCodes: [...new Set([...(options.excusedCodes ?? []), ...stats.excusedCodes])] });
   const known = new Set(stats.dimensions.map((set) => [...new Set(set)].sort().join(',')));
   settings.breaker.dims.forEach((set, i) => {
     if (!known.has(set.join(','))) {
@@ -44,8 +45,9 @@ export interface StartRoutingDeps {
   onChange?: (view: BreakerView) => void;
 }
 
+/** Builds Routing; it follows the snapshot once `start()` is called (the pulse does on first use). */
 export function startRouting(plan: RoutingPlan, deps: StartRoutingDeps): Routing {
-  const routing = new Routing({
+  return new Routing({
     settings: plan.settings,
     snapshots: deps.snapshots,
     coordination: deps.coordination,
@@ -58,11 +60,9 @@ export function startRouting(plan: RoutingPlan, deps: StartRoutingDeps): Routing
     onTransition: deps.onTransition,
     onChange: deps.onChange,
   });
-  routing.start();
-  return routing;
 }
 
-export { Routing } from './routing.js';
+export { Routing, type BreakerHandle } from './routing.js';
 export type { BreakerTransition, BreakerView } from './sharedBreakers.js';
 export type { ExperimentReport } from './experiment.js';
 export * from './types.js';

@@ -82,6 +82,6 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     recordTimeoutMs: positiveInt('recordTimeoutMs', options.recordTimeoutMs, 50),
     bufferLimit: positiveInt('bufferLimit', options.bufferLimit, 100_000),
     maxBatch: positiveInt('maxBatch', options.maxBatch, 5000),
-    excusedCodes: options.excusedCodes ?? [],
+    excusedCodes: [...new Set([...(options.excusedCodes ?? []), ...(options.routing?.excusedCodes ?? [])])],
   };
 }

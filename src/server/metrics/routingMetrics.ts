@@ -4,6 +4,7 @@ import client from 'prom-client';
 import type { Routing } from '../../routing/routing.js';
 import type { BreakerView } from '../../routing/sharedBreakers.js';
 import type { BreakerState } from '../../routing/types.js';
+import { mirroredCounter } from './registry.js';
 
 const maxBreakerSeries = 1_000;
 const stateValue: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
@@ -13,42 +14,28 @@ export interface RoutingMetrics {
   countBreakerChange(view: BreakerView): void;
 }
 
-function mirrored(registry: client.Registry, name: string, help: string, read: () => number): void {
-  let seen = 0;
-  new client.Counter({
-    name,
-    help,
-    registers: [registry],
-    collect() {
-      const now = read();
-      if (now > seen) this.inc(now - seen);
-      seen = now;
-    },
-  });
-}
-
-export function registerRoutingMetrics(registry: client.Registry, routing: () => Routing | undefined): RoutingMetrics {
-  mirrored(registry, 'paypulse_route_decisions_total', 'Routing decisions answered', () => routing()?.counts.decisions ?? 0);
-  mirrored(registry, 'paypulse_route_explored_total', 'Decisions spent exploring a candidate short of recent samples', () => routing()?.counts.explored ?? 0);
-  mirrored(registry, 'paypulse_route_probes_total', 'Decisions that sent a half-open channel one of its probe payments', () => routing()?.counts.probes ?? 0);
-  mirrored(registry, 'paypulse_route_fail_open_total', 'Decisions where every candidate was open (least bad channel answered)', () => routing()?.counts.failOpen ?? 0);
-  mirrored(registry, 'paypulse_route_stale_total', 'Decisions answered from the last known health because the store could not be read', () => routing()?.counts.stale ?? 0);
-  mirrored(registry, 'paypulse_route_series_refused_total', 'Dims series not routed on because a per-channel limit was reached', () => routing()?.refusedSeries ?? 0);
+export function registerRoutingMetrics(registry: client.Registry, routing: Routing): RoutingMetrics {
+  mirroredCounter(registry, 'paypulse_route_decisions_total', 'Routing decisions answered.', () => routing.counts.decisions);
+  mirroredCounter(registry, 'paypulse_route_explored_total', 'Decisions spent exploring a candidate short of recent samples.', () => routing.counts.explored);
+  mirroredCounter(registry, 'paypulse_route_probes_total', 'Decisions that sent a half-open channel one of its probe payments.', () => routing.counts.probes);
+  mirroredCounter(registry, 'paypulse_route_fail_open_total', 'Decisions where every candidate was open (least bad channel answered).', () => routing.counts.failOpen);
+  mirroredCounter(registry, 'paypulse_route_stale_total', 'Decisions answered from the last known health because the store could not be read.', () => routing.counts.stale);
+  mirroredCounter(registry, 'paypulse_route_series_refused_total', 'Dims series not routed on because a per-channel limit was reached.', () => routing.refusedSeries);
   new client.Gauge({
     name: 'paypulse_breaker_state',
-    help: 'Breaker state as this instance knows it: 0 closed, 1 half-open, 2 open',
+    help: 'Breaker state as this instance knows it: 0 closed, 1 half-open, 2 open.',
     labelNames: ['channel', 'scope', 'mode'],
     registers: [registry],
     collect() {
       this.reset();
-      for (const view of (routing()?.breakerStates() ?? []).slice(0, maxBreakerSeries)) {
+      for (const view of routing.breakerStates().slice(0, maxBreakerSeries)) {
         this.set({ channel: view.channel, scope: view.scope, mode: view.mode }, stateValue[view.state]);
       }
     },
   });
   const changes = new client.Counter({
     name: 'paypulse_breaker_changes_total',
-    help: 'Breaker state changes this instance has seen, by new state',
+    help: 'Breaker state changes this instance has seen, by new state.',
     labelNames: ['to'],
     registers: [registry],
   });
