@@ -15,6 +15,11 @@ import type { StatsStore } from './store/ports/stats.js';
 import { RedisConnection } from './store/redis/connection.js';
 import { RedisKitStore } from './store/redis/kit/index.js';
 import { RedisStatsStore } from './store/redis/statsStore.js';
+import { MemoryCoordinationStore } from './store/memory/coordination.js';
+import type { CoordinationStore } from './store/ports/coordination.js';
+import { RedisCoordinationStore } from './store/redis/coordination.js';
+import { planRouting, startRouting, type BreakerHandle, type Routing } from './routing/index.js';
+import type { RouteDecision, RouteRequest } from './routing/types.js';
 import type {
   FailedRequest,
   MinuteCounts,
@@ -55,6 +60,8 @@ export class Pulse implements SuccessRates {
     private readonly observer: PulseObserver,
     /** Closes what the parts share (the stores, the connection), after the parts. */
     private readonly closeShared: () => Promise<void>,
+    /** The router and the shared breakers (docs/routing.md). */
+    readonly routing: Routing,
   ) {
     this.windows = engine.windows;
     this.lock = kit.lock;
@@ -63,13 +70,42 @@ export class Pulse implements SuccessRates {
     this.recency = kit.recency;
   }
 
-  record(outcome: Outcome): Promise<RecordResult> {
-    return observeRecord(this.observer, 'record', [outcome], () => this.engine.record(outcome), summaryOf);
+  async record(outcome: Outcome): Promise<RecordResult> {
+    const result = await observeRecord(this.observer, 'record', [outcome], () => this.engine.record(outcome), summaryOf);
+    await this.routing.noteOutcomes([outcome]);
+    return result;
   }
 
-  recordMany(outcomes: Outcome[]): Promise<RecordManyResult> {
-    return observeRecord(this.observer, 'recordMany', outcomes, () => this.engine.recordMany(outcomes), (r) => r);
+  async recordMany(outcomes: Outcome[]): Promise<RecordManyResult> {
+    const result = await observeRecord(this.observer, 'recordMany', outcomes, () => this.engine.recordMany(outcomes), (r) => r);
+    // Probes and experiment arms are credited from what was recorded; it never fails the record.
+    await this.routing.noteOutcomes(outcomes);
+    return result;
   }
+
+  /**
+   * The channel to send a payment to, from this process's health cache (never a store call per decision,
+   * except a half-open channel's probe lease). The first call starts the health snapshot and the cache.
+   */
+  route(request: RouteRequest): Promise<RouteDecision> {
+    this.startRouting();
+    return this.routing.route(request);
+  }
+
+  /** A channel's shared breaker: `state()` as stored now, `setMode()` for the manual override. */
+  breaker(channel: string): BreakerHandle {
+    return this.routing.breaker(channel);
+  }
+
+  /** Keeps the health snapshot and routing's cache live (the service calls it at start; `route()` on first use). */
+  startRouting(): void {
+    if (this.routingLive) return;
+    this.routingLive = true;
+    this.snapshots.start();
+    this.routing.start();
+  }
+
+  private routingLive = false;
 
   rate(channel: string, query?: WindowQuery): Promise<Rate> {
     return observeStoreCall(this.observer, 'rate', () => this.engine.rate(channel, query));
@@ -110,6 +146,7 @@ export class Pulse implements SuccessRates {
   }
 
   async close(): Promise<void> {
+    await this.routing.stop();
     await this.snapshots.stop();
     await this.engine.close();
     await this.kit.close();
@@ -120,13 +157,15 @@ export class Pulse implements SuccessRates {
 interface Stores {
   stats: StatsStore;
   kit: KitStore;
+  coordination: CoordinationStore;
   close(): Promise<void>;
 }
 
 async function openStores(options: PulseOptions, settings: ResolvedSettings): Promise<Stores> {
   if (!options.redis) {
     const kit = new MemoryKitStore({ clock: options.clock ?? systemClock });
-    return { stats: new MemoryStatsStore(settings), kit, close: () => kit.close() };
+    const coordination = new MemoryCoordinationStore(options.clock ?? systemClock);
+    return { stats: new MemoryStatsStore(settings), kit, coordination, close: () => kit.close() };
   }
   const redis = await RedisConnection.connect({
     url: options.redis,
@@ -138,6 +177,7 @@ async function openStores(options: PulseOptions, settings: ResolvedSettings): Pr
   return {
     stats: new RedisStatsStore(redis, settings),
     kit,
+    coordination: new RedisCoordinationStore(redis),
     close: async () => {
       await kit.close();
       await redis.close();
@@ -151,14 +191,17 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
   const stores = await openStores(options, settings);
   const engine = new SuccessRateEngine(stores.stats, settings, clock, options.logger, observer.onBatch?.bind(observer));
   const kit = createKit({ store: stores.kit, clock, namespace: settings.namespace });
+  const plan = planRouting(options.routing ?? {}, settings);
   const snapshots = createHealthSnapshots({
     store: stores.stats,
     clock,
-    windows: settings.windows,
+    windows: [...settings.windows, ...plan.windows],
     minSamples: settings.minSamples,
     horizonMs: settings.horizonMs,
     intervalMs: 1000,
+    series: plan.series,
     logger: options.logger,
   });
-  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close());
+  const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger });
+  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing);
 }

@@ -1,5 +1,6 @@
 // The public shapes of PayPulse (docs/architecture.md). Names may grow, not change without reason.
 import type { Clock } from './clock.js';
+import type { RoutingOptions } from './routing/types.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';
 
@@ -103,6 +104,13 @@ export interface PulseOptions {
   /** Outcomes per store call; larger batches are split. Default 5,000. */
   maxBatch?: number;
   clock?: Clock;
+  /**
+   * Failure codes that are not the channel's fault (insufficient funds, wrong PIN …): they still count in the
+   * plain rate, and are also kept apart so routing counts them for neither score nor breaker.
+   */
+  excusedCodes?: string[];
+  /** The router and the shared breaker (docs/routing.md); its `excusedCodes` count as the option above. */
+  routing?: RoutingOptions;
   /** Receives operational events (store errors, buffer overflow), e.g. a pino logger's methods. */
   logger?: PulseLogger;
 }

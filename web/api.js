@@ -21,6 +21,11 @@ export function fetchChannels() {
   return getJson('v1/channels');
 }
 
+/** { breakers: [{ channel, scope, state, mode, since }] }; 404 when routing is not enabled. */
+export function fetchBreakers() {
+  return getJson('v1/routing/breakers');
+}
+
 /** Newest failed requests first: { channel, window, failures: [{ requestId, at, code? }] } */
 export function fetchFailures(channel, window, limit) {
   const query = new URLSearchParams({ window, limit: String(limit) });

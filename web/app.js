@@ -1,5 +1,5 @@
 // The dashboard's wiring: first snapshot from GET /v1/channels, the last hour from history, then the stream.
-import { fetchChannels, fetchHistory, openStream } from './api.js';
+import { fetchBreakers, fetchChannels, fetchHistory, openStream } from './api.js';
 import { RateChart } from './chart.js';
 import { FailuresPanel } from './drilldown.js';
 import { ago, severityLabel, windowSeconds } from './format.js';
@@ -133,9 +133,15 @@ async function main() {
 
   const connection = $('connection');
   let previousState = 'connecting';
-  // Only `rates` is listened to: EventSource drops named events nobody listens to, so the `alert`, `breaker`
-  // and `gap` events of the stream pass by harmlessly until panels for them exist.
-  openStream(['rates'], {
+  // Breakers as the server knows them now; `breaker` events keep them current. Without routing the
+  // endpoint is absent and every breaker reads closed.
+  fetchBreakers()
+    .then(({ breakers }) => breakers.forEach((view) => table.setBreaker(view)))
+    .catch(() => undefined);
+
+  // EventSource drops named events nobody listens to, so the `alert` and `gap` events of the stream pass
+  // by harmlessly until panels for them exist.
+  openStream(['rates', 'breaker'], {
     onState: (state) => {
       if (state === 'live' && previousState === 'reconnecting') refillHistory = true;
       previousState = state;
@@ -144,6 +150,7 @@ async function main() {
     },
     onEvent: (type, data) => {
       if (type === 'rates' && Array.isArray(data?.rates)) onRates(data);
+      if (type === 'breaker' && data?.channel) table.setBreaker(data);
     },
   });
 

@@ -11,6 +11,8 @@ export class RatesTable {
     this.elements = elements;
     this.config = config;
     this.rows = new Map();
+    /** Breaker views by channel, kept for rows that appear after their breaker event. */
+    this.breakers = new Map();
     this.selected = null;
     this.renderHead();
   }
@@ -21,6 +23,7 @@ export class RatesTable {
     head.replaceChildren(
       th('Channel'),
       th('State'),
+      th('Breaker'),
       ...windows.map((w) => th(`Last ${w}`, 'num')),
       th(`Started · pending (${countsWindow})`, 'num wrap'),
     );
@@ -75,10 +78,24 @@ export class RatesTable {
     badge.className = 'badge';
     stateCell.append(badge);
 
+    const breakerCell = document.createElement('td');
+    const breaker = document.createElement('span');
+    breakerCell.append(breaker);
+
     const rateCells = this.config.windows.map(() => rateCell());
     const started = numCell();
-    element.append(nameCell, stateCell, ...rateCells.map((c) => c.td), started);
-    return { element, button, badge, rateCells, started, state: 'none' };
+    element.append(nameCell, stateCell, breakerCell, ...rateCells.map((c) => c.td), started);
+    const row = { element, button, badge, breaker, rateCells, started, state: 'none' };
+    fillBreaker(row, this.breakers.get(channel));
+    return row;
+  }
+
+  /** A channel's breaker view ({ channel, scope, state, mode, since }); only the channel's own breaker shows. */
+  setBreaker(view) {
+    if (!view || view.scope) return;
+    this.breakers.set(view.channel, view);
+    const row = this.rows.get(view.channel);
+    if (row) fillBreaker(row, view);
   }
 
   fillRow(row, rates) {
@@ -120,6 +137,14 @@ export class RatesTable {
     for (const row of this.rows.values()) byState[row.state] += 1;
     return byState;
   }
+}
+
+function fillBreaker(row, view) {
+  const state = view?.state ?? 'closed';
+  row.breaker.className = `breaker breaker-${state}`;
+  row.breaker.dataset.breaker = state;
+  row.breaker.textContent = view && view.mode !== 'auto' ? `${state} (${view.mode})` : state;
+  row.breaker.title = view?.since ? `${state} since ${new Date(view.since).toLocaleString()}` : 'closed: traffic flows';
 }
 
 function th(text, className) {

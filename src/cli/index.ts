@@ -77,5 +77,17 @@ export async function main(argv: string[]): Promise<void> {
       await runTop({ target: o.target, once: o.once });
     });
 
+  program
+    .command('breaker')
+    .description("a channel's shared circuit breaker on a running service: its state, or a manual override")
+    .argument('<channel>', 'channel id')
+    .argument('[mode]', 'auto | force-open | force-closed (a write: needs the token)')
+    .option('--target <url>', 'service URL', 'http://127.0.0.1:8080')
+    .option('--token <token>', 'bearer token (or PAYPULSE_TOKEN)')
+    .action(async (channel: string, mode: string | undefined, o) => {
+      const { runBreaker } = await import('./breaker.js');
+      await runBreaker({ target: o.target, channel, mode, token: o.token ?? process.env.PAYPULSE_TOKEN });
+    });
+
   await program.parseAsync(argv);
 }

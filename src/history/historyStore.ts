@@ -2,6 +2,7 @@
 // the table keeps timestamptz so people querying it with psql read real dates.
 import type { MinuteCounts } from '../types.js';
 import type { SqlClient } from './sqlClient.js';
+import { createBreakerHistory, type BreakerHistory } from './breakerTransitions.js';
 
 export interface MinuteSnapshot extends MinuteCounts {
   channel: string;
@@ -15,6 +16,8 @@ export interface HistoryStore {
   minutes(channel: string, range: { from: number; to: number; limit?: number }): Promise<MinuteCounts[]>;
   /** Deletes at most `limit` minutes older than `before` (bounded, so a long backlog never holds a long lock). */
   prune(before: number, limit?: number): Promise<number>;
+  /** Transitions of the shared circuit breakers (migration 003). */
+  readonly breakers: BreakerHistory;
   /** Throws when the database cannot answer: /readyz uses it. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -33,6 +36,7 @@ RETURNING 1`;
 export function createHistoryStore(db: SqlClient): HistoryStore {
   return {
     kind: db.kind,
+    breakers: createBreakerHistory(db),
     async upsertMinutes(rows) {
       let written = 0;
       for (let start = 0; start < rows.length; start += rowsPerStatement) {

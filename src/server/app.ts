@@ -18,7 +18,9 @@ import { registerChannelRoutes } from './routes/channels.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOutcomeRoutes } from './routes/outcomes.js';
+import { registerRoutingRoutes } from './routes/routing.js';
 import { registerStreamRoute } from './routes/stream.js';
+import { registerRoutingMetrics } from './metrics/routingMetrics.js';
 import { sharedSchemas } from './schemas.js';
 import { EventHub } from './stream/eventHub.js';
 import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
@@ -81,6 +83,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const context: PaypulseContext = { pulse, reads, hub, ticker, metrics, shuttingDown: false };
   app.decorate('paypulse', context);
   app.addHook('onClose', async () => ticker.stop());
+  const routingMetrics = registerRoutingMetrics(metrics.registry, pulse.routing);
+  const stopBreakerEvents = pulse.routing.onBreakerChange((view) => {
+    hub.publish('breaker', view);
+    routingMetrics.countBreakerChange(view);
+  });
+  app.addHook('onClose', async () => void stopBreakerEvents());
 
   installErrorHandlers(app);
   // The API speaks JSON only; a text/plain body is a client bug better named by 415 than by a parse error.
@@ -107,6 +115,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   registerOutcomeRoutes(app, reads);
   registerChannelRoutes(app, { pulse: reads, history, clock, thresholds: config.thresholds });
+  registerRoutingRoutes(app, pulse.routing);
   registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop });
   registerMetricsRoute(app, metrics.registry);
   registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown });

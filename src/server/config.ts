@@ -6,6 +6,8 @@ import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { PayPulseError } from '../errors.js';
+import { resolveRoutingSettings } from '../routing/settings.js';
+import type { RoutingOptions } from '../routing/types.js';
 
 const windowPattern = /^[1-9]\d*(s|m|h)$/;
 const loopbackHosts = new Set(['localhost', '::1', '[::1]']);
@@ -51,6 +53,8 @@ const configSchema = z
     historyRetentionDays: z.number().int().min(0),
     /** Longest a graceful shutdown waits for in-flight requests before closing sockets. */
     shutdownTimeoutMs: z.number().int().min(0),
+    /** The router and the shared breaker (docs/routing.md); checked field by field by the routing module. */
+    routing: z.record(z.string(), z.unknown()).optional(),
   })
 
 /** Anyone on the network could write outcomes and bend routing: outside loopback a token is mandatory. */
@@ -61,6 +65,18 @@ function tokenProblem(merged: Record<string, unknown>): string | null {
 }
 
 export type ServiceConfig = z.infer<typeof configSchema>;
+
+/** The routing section's first bad field, named where it came from (`paypulse.yaml: routing.breaker.probes …`). */
+function routingProblem(config: ServiceConfig, source: Map<string, string>): string | null {
+  if (!config.routing) return null;
+  try {
+    resolveRoutingSettings(config.routing as RoutingOptions);
+    return null;
+  } catch (err) {
+    const where = source.get('routing')?.replace(/: routing$/, '') ?? '--routing';
+    return `${where}: ${(err as Error).message}`;
+  }
+}
 
 export const defaultConfig: ServiceConfig = {
   port: 8080,
@@ -176,6 +192,8 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
 
   const result = configSchema.safeParse(merged);
   const missingToken = tokenProblem(merged);
+  const routingLine = result.success ? routingProblem(result.data, source) : null;
+  if (routingLine) throw new ConfigError([routingLine]);
   if (result.success && !missingToken) return result.data;
   if (result.success) throw new ConfigError([missingToken!]);
   const lines = result.error.issues.flatMap((issue) => {

@@ -9,6 +9,7 @@ import { createPulse, type Pulse } from '../pulse.js';
 import { buildApp } from './app.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
+import type { RoutingOptions } from '../routing/types.js';
 
 export interface StartServiceOptions {
   clock?: Clock;
@@ -45,11 +46,17 @@ function urlOf(host: string, port: number): string {
 async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): Promise<ServiceParts> {
   const metrics = createServiceMetrics();
   const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs } = config;
-  const pulse = await createPulse({ redis, namespace, strategy, windows, minSamples, recordTimeoutMs, clock, logger }, metrics.observer);
+  const routing = config.routing as RoutingOptions | undefined;
+  const pulse = await createPulse({ redis, namespace, strategy, windows, minSamples, recordTimeoutMs, routing, clock, logger }, metrics.observer);
   const opened: (() => Promise<unknown>)[] = [() => pulse.close()];
   try {
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     opened.push(() => history.close());
+    // The instance that wrote a breaker transition records it: once for the fleet.
+    pulse.routing.onTransition((t) => {
+      history.breakers.record(t).catch((err: Error) => logger.warn({ err: err.message, channel: t.channel }, 'breaker transition not recorded in history'));
+    });
+    pulse.startRouting();
     const snapshots = startSnapshotJob({
       pulse,
       history,

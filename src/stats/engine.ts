@@ -44,7 +44,7 @@ export class SuccessRateEngine implements SuccessRates {
     onBatch?: (size: number, ms: number) => void,
   ) {
     this.windows = settings.windows;
-    this.plan = new SeriesPlan(settings.dimensions);
+    this.plan = new SeriesPlan(settings.dimensions, settings.excusedCodes);
     this.rules = settings.restrictDims ? { allowedDims: this.plan.dimensionNames } : {};
     this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch);
   }

@@ -11,6 +11,8 @@ import { parseWindow } from './windows.js';
 export interface SeriesHealth {
   /** Absent for the channel itself. */
   dims?: Record<string, string>;
+  /** The series id (`currency=BRL,method=card`); absent for the channel itself. */
+  id?: string;
   /** By window label ('1m', '5m' …), each a full Rate. */
   rates: Record<string, Rate>;
 }
@@ -100,7 +102,7 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
     const counts = await store.readWindows(channel, id, windowsSec, now);
     const rates: Record<string, Rate> = {};
     counts.forEach((c, i) => (rates[windows[i]!] = toRate(channel, dims, windows[i]!, c, minSamples, now)));
-    return dims ? { dims, rates } : { rates };
+    return dims ? { dims, id, rates } : { rates };
   }
 
   async function readChannel(channel: string, now: number): Promise<ChannelHealth> {

@@ -98,7 +98,7 @@ export class Recorder {
             status: statusCodes[o.status],
             at: o.at,
             code: o.code ?? '',
-            series: this.plan.seriesOf(o.dims),
+            series: this.plan.seriesOf(o.dims, o.status === 'failure' ? o.code : undefined),
             hash: hashId(o.requestId),
           },
           call,

@@ -4,27 +4,49 @@ import { ValidationError } from '../errors.js';
 
 export const channelSeries = '';
 
+/**
+ * Marks the excused twin of a series: failures whose code is not the channel's fault count in the series as
+ * usual and once more in its twin, so routing can subtract them while the plain rate keeps them. `!` cannot
+ * occur in a dims value, so no real series collides with a twin.
+ */
+export const excusedMark = '!excused';
+
+export function excusedSeriesId(seriesId: string): string {
+  return `${seriesId}${excusedMark}`;
+}
+
+export function isExcusedSeries(seriesId: string): boolean {
+  return seriesId.endsWith(excusedMark);
+}
+
 export class SeriesPlan {
   private readonly sets: string[][];
   private readonly setKeys: Set<string>;
+  private readonly excused: ReadonlySet<string>;
 
-  constructor(dimensionSets: string[][]) {
+  constructor(dimensionSets: string[][], excusedCodes: Iterable<string> = []) {
     this.sets = dimensionSets.map((set) => [...new Set(set)].sort());
     this.setKeys = new Set(this.sets.map((s) => s.join(',')));
+    this.excused = new Set(excusedCodes);
   }
 
   get dimensionNames(): Set<string> {
     return new Set(this.sets.flat());
   }
 
-  /** The channel series first, then one per configured set the outcome's dims fully cover. */
-  seriesOf(dims: Record<string, string> | undefined): string[] {
+  /**
+   * The channel series first, then one per configured set the outcome's dims fully cover; a failure with an
+   * excused `failureCode` also counts in each one's excused twin.
+   */
+  seriesOf(dims: Record<string, string> | undefined, failureCode?: string): string[] {
     const ids = [channelSeries];
-    if (!dims) return ids;
-    for (const set of this.sets) {
-      if (set.every((name) => dims[name] !== undefined)) ids.push(set.map((name) => `${name}=${dims[name]}`).join(','));
+    if (dims) {
+      for (const set of this.sets) {
+        if (set.every((name) => dims[name] !== undefined)) ids.push(set.map((name) => `${name}=${dims[name]}`).join(','));
+      }
     }
-    return ids;
+    if (failureCode === undefined || !this.excused.has(failureCode)) return ids;
+    return [...ids, ...ids.map(excusedSeriesId)];
   }
 
   /** The series a query's dims select; they must match a configured set exactly. */

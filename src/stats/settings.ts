@@ -19,6 +19,8 @@ export interface ResolvedSettings extends EngineSettings {
   recordTimeoutMs: number;
   bufferLimit: number;
   maxBatch: number;
+  /** Failure codes that are not the channel's fault (routing's attribution): counted again in excused twins. */
+  excusedCodes: string[];
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -80,5 +82,6 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     recordTimeoutMs: positiveInt('recordTimeoutMs', options.recordTimeoutMs, 50),
     bufferLimit: positiveInt('bufferLimit', options.bufferLimit, 100_000),
     maxBatch: positiveInt('maxBatch', options.maxBatch, 5000),
+    excusedCodes: [...new Set([...(options.excusedCodes ?? []), ...(options.routing?.excusedCodes ?? [])])],
   };
 }

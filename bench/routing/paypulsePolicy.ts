@@ -1,0 +1,77 @@
+// PayPulse's router in the simulator: the real code paths end to end on virtual time — outcomes recorded
+// through the stats engine into the memory stats store, one health snapshot a simulated second, breaker
+// states in the memory coordination store, decisions by Routing.route().
+import { ManualClock } from '../../src/clock.js';
+import { Routing } from '../../src/routing/routing.js';
+import { resolveRoutingSettings } from '../../src/routing/settings.js';
+import { routingWindows } from '../../src/routing/settings.js';
+import { SeriesRegistry } from '../../src/routing/seriesRegistry.js';
+import type { RoutingOptions } from '../../src/routing/types.js';
+import { SuccessRateEngine } from '../../src/stats/engine.js';
+import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
+import { resolveSettings } from '../../src/stats/settings.js';
+import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
+import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';
+import type { Outcome } from '../../src/types.js';
+import type { Payment, Policy, SimOutcome } from './baselines.js';
+import { simChannels } from './world.js';
+
+export interface PayPulsePolicy extends Policy {
+  close(): Promise<void>;
+  routing: Routing;
+}
+
+export function paypulsePolicy(name: string, startMs: number, random: () => number, options: RoutingOptions & { withAmount?: boolean } = {}): PayPulsePolicy {
+  const clock = new ManualClock(startMs);
+  const stats = resolveSettings({ dimensions: [['method']], windows: ['1m', '5m', '15m', '1h'] });
+  const store = new MemoryStatsStore(stats);
+  const engine = new SuccessRateEngine(store, stats, clock);
+  const settings = resolveRoutingSettings({
+    ...options,
+    random,
+    channels: Object.fromEntries(simChannels.map((c) => [c.name, { weight: c.weight, fixedFee: c.fixedFee, percentFee: c.percentFee }])),
+  });
+  const series = new SeriesRegistry({ withExcused: settings.excusedCodes.size > 0 });
+  const snapshots = createHealthSnapshots({
+    store,
+    clock,
+    windows: [...new Set([...stats.windows, ...routingWindows(settings)])],
+    minSamples: stats.minSamples,
+    horizonMs: stats.horizonMs,
+    intervalMs: 1000,
+    series,
+  });
+  const coordination = new MemoryCoordinationStore(clock);
+  const routing = new Routing({ settings, snapshots, coordination, namespace: 'sim', clock, dimensions: [['method']], minSamples: stats.minSamples, series });
+  return {
+    name,
+    routing,
+    async tick(nowMs) {
+      clock.set(nowMs);
+      await routing.refresh();
+    },
+    async choose(p: Payment) {
+      const d = await routing.route({ candidates: p.candidates, dims: { method: p.method }, requestId: p.id, ...(options.withAmount ? { amount: p.amount } : {}) });
+      return d.channel;
+    },
+    async observe(outcomes: SimOutcome[]) {
+      if (outcomes.length === 0) return;
+      const recorded: Outcome[] = outcomes.map((o) => ({
+        channel: o.channel,
+        requestId: o.payment.id,
+        status: o.success ? 'success' : 'failure',
+        at: o.at,
+        dims: { method: o.payment.method },
+        ...(o.success ? {} : { code: 'do_not_honor' }),
+      }));
+      await engine.recordMany(recorded);
+      await routing.noteOutcomes(recorded);
+    },
+    async close() {
+      await routing.stop();
+      await snapshots.stop();
+      await engine.close();
+      await coordination.close();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// `npm run bench:routing`: the routing simulator (24 simulated hours per seed, every policy on the same
+// traffic) and the decision latency of the real router. Prints Markdown tables and writes
+// bench/routing/results.json. Never part of `npm test`.
+// BENCH_ROUTING_SEEDS=1,2,3 and BENCH_ROUTING_HOURS=24 change the run; BENCH_ROUTING_POLICIES filters rows.
+import { writeFileSync } from 'node:fs';
+import { seededRandom } from '../../src/sim/random.js';
+import { decisionEngine, lastNGreedy, oracle, roundRobin, staticWeights, type Policy } from './baselines.js';
+import { measureDecisionLatency } from './latency.js';
+import { paypulsePolicy } from './paypulsePolicy.js';
+import { simulate, type RunResult } from './simulate.js';
+import { formatTable } from './table.js';
+import type { RoutingOptions } from '../../src/routing/types.js';
+import { World } from './world.js';
+
+const seeds = (process.env.BENCH_ROUTING_SEEDS ?? '1,2,3,4,5').split(',').map(Number);
+const hours = Number(process.env.BENCH_ROUTING_HOURS ?? 24);
+/** The policy comparison (Thompson, UCB, EV) costs minutes a seed: the default run has the bars' rows. */
+const only = (process.env.BENCH_ROUTING_POLICIES ?? 'round-robin,static,last-n,decision-engine,paypulse,oracle').split(',');
+const startMs = Date.UTC(2026, 0, 5);
+/** Extra routing options for every PayPulse row (trying settings: BENCH_ROUTING_OPTIONS='{"decay":0.5}'). */
+const extra = JSON.parse(process.env.BENCH_ROUTING_OPTIONS ?? '{}') as RoutingOptions;
+
+type Factory = (world: World, seed: number) => Policy & { close?: () => Promise<void> };
+
+const factories: Array<[string, Factory]> = [
+  ['round-robin', () => roundRobin()],
+  ['static', (_w, s) => staticWeights(seededRandom(s * 31 + 2))],
+  ['last-n', (_w, s) => lastNGreedy(seededRandom(s * 31 + 3))],
+  ['decision-engine', (_w, s) => decisionEngine(seededRandom(s * 31 + 4))],
+  ['paypulse', (w, s) => paypulsePolicy('PayPulse (defaults)', w.startMs, seededRandom(s * 31 + 5), { ...extra })],
+  ['paypulse-thompson', (w, s) => paypulsePolicy('PayPulse (Thompson)', w.startMs, seededRandom(s * 31 + 10), { ...extra, scoring: 'thompson' })],
+  ['paypulse-ucb', (w, s) => paypulsePolicy('PayPulse (UCB)', w.startMs, seededRandom(s * 31 + 6), { ...extra, scoring: 'ucb' })],
+  ['paypulse-ev', (w, s) => paypulsePolicy('PayPulse (by expected value)', w.startMs, seededRandom(s * 31 + 8), { ...extra, withAmount: true })],
+  ['oracle', (w, s) => oracle(w, seededRandom(s * 31 + 9))],
+];
+
+const pct = (x: number, digits = 2) => `${(x * 100).toFixed(digits)} %`;
+
+async function main(): Promise<void> {
+  const results: RunResult[] = [];
+  for (const seed of seeds) {
+    const world = new World(seed, startMs, hours * 3600_000);
+    for (const [key, make] of factories) {
+      if (!only.includes(key)) continue;
+      const policy = make(world, seed);
+      const result = await simulate(world, policy);
+      await policy.close?.();
+      results.push(result);
+      process.stderr.write(`seed ${seed} ${result.policy}: ${pct(result.successRate)} in ${(result.wallMs / 1000).toFixed(1)} s\n`);
+    }
+  }
+  const rows: string[][] = [];
+  const summary: Array<Record<string, unknown>> = [];
+  for (const seed of seeds) {
+    const ofSeed = results.filter((r) => r.seed === seed);
+    const base = ofSeed.find((r) => r.policy === 'static weights');
+    const best = ofSeed.find((r) => r.policy === 'oracle');
+    for (const r of ofSeed) {
+      const uplift = base ? r.successRate - base.successRate : NaN;
+      const captured = base && best ? uplift / (best.successRate - base.successRate) : NaN;
+      summary.push({ ...r, upliftOverStatic: uplift, oracleUpliftCaptured: captured });
+      rows.push([String(seed), r.policy, pct(r.successRate), `${(uplift * 100).toFixed(2)} pp`, Number.isFinite(captured) ? pct(captured, 1) : '–',
+        String(r.sentWhileDown), pct(r.downShareAfter30s), r.costPerSuccess.toFixed(3)]);
+    }
+  }
+  const simTable = formatTable(['seed', 'policy', 'success', 'uplift over static', 'oracle uplift captured', 'sent while down', 'down share 30 s after', 'fee per success'], rows);
+  console.log(`\n${hours} simulated hours per seed, ${results[0]?.payments ?? 0} payments in seed ${seeds[0]}\n`);
+  console.log(simTable);
+  const latency = await measureDecisionLatency();
+  const latencyTable = formatTable(['measure', 'value'], [
+    ['decisions timed', String(latency.decisions)],
+    ['p50 (µs)', latency.p50Us.toFixed(2)],
+    ['p99 (µs)', latency.p99Us.toFixed(2)],
+    ['p99.9 (µs)', latency.p999Us.toFixed(2)],
+  ]);
+  console.log(`\nIn-process decision (Routing.decide), 4 candidates, dims {method}, defaults:\n`);
+  console.log(latencyTable);
+  const out = { at: new Date().toISOString(), hours, seeds, results: summary, latency };
+  writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(out, null, 2));
+}
+
+await main();

@@ -1,0 +1,148 @@
+// One routing decision, in process and synchronous: scores every candidate from the cached evidence and breaker
+// views, ranks them (closed first, then half-open, then open; by score, priority, then a random draw), and
+// spends at most the exploration share on a candidate short of recent samples. No store call happens here;
+// a half-open probe's lease is the caller's one asynchronous step (docs/routing.md).
+import { SeriesPlan } from '../stats/series.js';
+import type { RoutingEvidence } from './evidence.js';
+import { expectedValue, posteriorMean, posteriorOf, scoreProbability, type Evidence } from './scoring.js';
+import { defaultChannelRouting, type RoutingSettings } from './settings.js';
+import type { BreakerState, RankedChannel, RouteDecision, RouteRequest } from './types.js';
+
+export interface BreakerLookup {
+  /** The state this process knows for a channel's breaker in `scope` ('' for the channel's own). */
+  stateOf(channel: string, scope: string): BreakerState;
+}
+
+export interface SeriesNotes {
+  note(channel: string, id: string, dims: () => Record<string, string>): void;
+}
+
+interface Scored extends RankedChannel {
+  priority: number;
+  weight: number;
+  tie: number;
+  recentTotal: number;
+}
+
+/** What `decide` answers: the decision, and the half-open candidate it would probe if a lease is granted. */
+export interface Draft {
+  decision: RouteDecision;
+  probe?: { channel: string; scopes: string[] };
+}
+
+const stateOrder: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
+const worse = (a: BreakerState, b: BreakerState): BreakerState => (stateOrder[a] >= stateOrder[b] ? a : b);
+
+function byRank(a: Scored, b: Scored): number {
+  return stateOrder[a.state] - stateOrder[b.state] || b.score - a.score || b.priority - a.priority || a.tie - b.tie;
+}
+
+function dimsOfId(id: string): Record<string, string> {
+  return Object.fromEntries(id.split(',').map((pair) => pair.split('=') as [string, string]));
+}
+
+export class Router {
+  private readonly plan: SeriesPlan;
+  private readonly breakerPlan: SeriesPlan;
+
+  constructor(
+    private readonly settings: RoutingSettings,
+    dimensionSets: string[][],
+    private readonly breakers: BreakerLookup,
+    private readonly notes: SeriesNotes,
+    /** Samples a series' recent window needs before the candidate no longer counts as short of samples. */
+    private readonly minSamples: number,
+  ) {
+    this.plan = new SeriesPlan(dimensionSets);
+    this.breakerPlan = new SeriesPlan(settings.breaker.dims);
+  }
+
+  /** Series of the payment's dims, coarsest first; breaker scopes besides the channel's own. */
+  private levelsOf(dims: Record<string, string> | undefined): { series: string[]; scopes: string[] } {
+    if (!dims) return { series: [''], scopes: [''] };
+    const series = this.plan.seriesOf(dims).sort((a, b) => (a.match(/=/g)?.length ?? 0) - (b.match(/=/g)?.length ?? 0));
+    return { series, scopes: this.breakerPlan.seriesOf(dims) };
+  }
+
+  private scoreOne(channel: string, req: RouteRequest, series: string[], scopes: string[], ev: RoutingEvidence | undefined): Scored {
+    const { random, scoring, priorStrength } = this.settings;
+    const known = ev?.channels.get(channel)?.series;
+    const levels: Array<Evidence | undefined> = [];
+    for (const id of series) {
+      levels.push(known?.get(id)?.score);
+      if (id !== '') this.notes.note(channel, id, () => dimsOfId(id));
+    }
+    const post = posteriorOf(levels, ev?.pooledMean ?? 0.5, priorStrength);
+    const probability = scoreProbability(scoring, post, random);
+    const cfg = this.settings.channels.get(channel) ?? defaultChannelRouting;
+    let state: BreakerState = 'closed';
+    for (const scope of scopes) state = worse(state, this.breakers.stateOf(channel, scope));
+    return {
+      channel,
+      score: req.amount === undefined ? probability : expectedValue(probability, req.amount, cfg.fixedFee, cfg.percentFee),
+      rate: posteriorMean(post),
+      state,
+      priority: cfg.priority,
+      weight: cfg.weight,
+      tie: random(),
+      recentTotal: levels.at(-1)?.recentTotal ?? 0,
+    };
+  }
+
+  decide(req: RouteRequest, ev: RoutingEvidence | undefined, stale: boolean): Draft {
+    const { series, scopes } = this.levelsOf(req.dims);
+    const scored = req.candidates.map((c) => this.scoreOne(c, req, series, scopes, ev));
+    scored.sort(byRank);
+    const { random, experimentShare, exploration } = this.settings;
+    let arm: RouteDecision['arm'] = 'router';
+    let explored = false;
+    const closed = scored.filter((s) => s.state === 'closed');
+    if (experimentShare > 0 && random() < experimentShare) {
+      arm = 'static';
+      this.promote(scored, this.byWeight(closed));
+    } else if (exploration > 0 && random() < exploration) {
+      const short = closed.filter((s) => s.recentTotal < this.minSamples && s !== closed[0]);
+      if (short.length > 0) {
+        explored = true;
+        this.promote(scored, short[Math.floor(random() * short.length)]);
+      }
+    }
+    const halfOpen = scored.find((s) => s.state === 'half-open');
+    const decision: RouteDecision = {
+      channel: scored[0]!.channel,
+      ranked: scored.map(({ channel, score, rate, state }) => ({ channel, score, rate, state })),
+      explored,
+      failOpen: closed.length === 0,
+      stale,
+      probe: false,
+      arm,
+    };
+    return halfOpen ? { decision, probe: { channel: halfOpen.channel, scopes } } : { decision };
+  }
+
+  /** Weighted draw among the closed candidates (the static arm); undefined when none has weight. */
+  private byWeight(closed: Scored[]): Scored | undefined {
+    const total = closed.reduce((sum, s) => sum + s.weight, 0);
+    if (total <= 0) return undefined;
+    let r = this.settings.random() * total;
+    for (const s of closed) {
+      r -= s.weight;
+      if (r < 0) return s;
+    }
+    return closed.at(-1);
+  }
+
+  private promote(scored: Scored[], chosen: Scored | undefined): void {
+    if (!chosen || scored[0] === chosen) return;
+    scored.splice(scored.indexOf(chosen), 1);
+    scored.unshift(chosen);
+  }
+}
+
+/** The draft turned into a probe decision: the half-open channel first, flagged as probe and exploration. */
+export function asProbe(draft: Draft): RouteDecision {
+  const d = draft.decision;
+  const channel = draft.probe!.channel;
+  const first = d.ranked.find((r) => r.channel === channel)!;
+  return { ...d, channel, ranked: [first, ...d.ranked.filter((r) => r !== first)], explored: true, probe: true, failOpen: false };
+}

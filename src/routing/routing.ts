@@ -1,0 +1,241 @@
+// Routing for one process: a health cache rebuilt from each health snapshot (never a stats read per decision),
+// breaker states read in one coordination call per snapshot, decisions in process, and the outcome hook that
+// credits probes and experiment arms (docs/routing.md).
+import type { Clock } from '../clock.js';
+import { StoreUnavailableError } from '../errors.js';
+import type { HealthSnapshot, HealthSnapshots } from '../stats/healthSnapshot.js';
+import { SeriesPlan } from '../stats/series.js';
+import { parseWindow } from '../stats/windows.js';
+import type { CoordinationStore } from '../store/ports/coordination.js';
+import type { Outcome, PulseLogger } from '../types.js';
+import { evidenceFromSnapshot, type RoutingEvidence } from './evidence.js';
+import { Experiment, type ExperimentReport } from './experiment.js';
+import { asProbe, Router, type Draft } from './router.js';
+import type { RoutingSettings } from './settings.js';
+import { SeriesRegistry } from './seriesRegistry.js';
+import { SharedBreakers, type BreakerTarget, type BreakerTransition, type BreakerView } from './sharedBreakers.js';
+import type { BreakerMode, BreakerState, RouteDecision, RouteRequest } from './types.js';
+import { assertBreakerMode, assertRouteRequest } from './validateRoute.js';
+
+export interface RoutingDeps {
+  settings: RoutingSettings;
+  snapshots: HealthSnapshots;
+  coordination: CoordinationStore;
+  namespace: string;
+  clock: Clock;
+  /** The stats engine's dimension sets: the series a score can fall back through. */
+  dimensions: string[][];
+  /** Recent samples a series needs before its channel is no longer explored. */
+  minSamples: number;
+  /** The registry whose series the snapshot reads; routing notes the series decisions ask about. */
+  series: SeriesRegistry;
+  logger?: PulseLogger;
+  onTransition?: (t: BreakerTransition) => void;
+  onChange?: (view: BreakerView) => void;
+}
+
+export interface BreakerHandle {
+  /** The state as stored now (one coordination read). */
+  state(): Promise<BreakerView>;
+  setMode(mode: BreakerMode): Promise<BreakerView>;
+}
+
+/** Channels routed for but not (yet) in the snapshot keep their breakers read: bounded like the snapshot. */
+const maxRoutedChannels = 1000;
+
+export class Routing {
+  readonly breakers: SharedBreakers;
+  readonly experiment: Experiment;
+  private readonly router: Router;
+  private readonly breakerSets: Set<string>;
+  private readonly breakerPlan: SeriesPlan;
+  private readonly routed = new Set<string>();
+  private evidence: RoutingEvidence | undefined;
+  private syncing: Promise<void> | null = null;
+  private unsubscribe: (() => void) | undefined;
+  private readonly transitionListeners = new Set<(t: BreakerTransition) => void>();
+  private readonly changeListeners = new Set<(view: BreakerView) => void>();
+  /** Monotonic counts for metrics. */
+  readonly counts = { decisions: 0, explored: 0, probes: 0, failOpen: 0, stale: 0 };
+
+  constructor(private readonly d: RoutingDeps) {
+    this.breakers = new SharedBreakers(
+      {
+        store: d.coordination,
+        namespace: d.namespace,
+        settings: d.settings.breaker,
+        clock: d.clock,
+        onTransition: (t) => {
+          d.onTransition?.(t);
+          for (const listener of this.transitionListeners) listener(t);
+        },
+        onChange: (view) => {
+          d.onChange?.(view);
+          for (const listener of this.changeListeners) listener(view);
+        },
+      },
+      parseWindow(d.settings.breaker.window),
+    );
+    this.experiment = new Experiment(d.settings.experimentShare);
+    this.router = new Router(d.settings, d.dimensions, { stateOf: (c, s) => this.breakers.view(c, s).state }, d.series, d.minSamples);
+    this.breakerSets = new Set(d.settings.breaker.dims.map((set) => set.join(',')));
+    this.breakerPlan = new SeriesPlan(d.settings.breaker.dims);
+  }
+
+  get settings(): RoutingSettings {
+    return this.d.settings;
+  }
+
+  /** Transitions this instance wrote (once fleet-wide each: history, audit); returns the unsubscribe function. */
+  onTransition(listener: (t: BreakerTransition) => void): () => void {
+    this.transitionListeners.add(listener);
+    return () => this.transitionListeners.delete(listener);
+  }
+
+  /** Breaker changes this instance saw, whoever wrote them (stream, dashboard, metrics). */
+  onBreakerChange(listener: (view: BreakerView) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Rebuilds the cache on every snapshot from now on. */
+  start(): void {
+    this.unsubscribe ??= this.d.snapshots.onSnapshot((s) => void this.absorb(s));
+    const latest = this.d.snapshots.latest();
+    if (latest) void this.absorb(latest);
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    await this.syncing;
+  }
+
+  /** Takes a new snapshot and waits until routing has absorbed it (tests and the simulator, on virtual time). */
+  async refresh(): Promise<void> {
+    const snapshot = await this.d.snapshots.refresh();
+    if (!this.unsubscribe && snapshot) await this.absorb(snapshot);
+    await this.syncing;
+  }
+
+  private absorb(snapshot: HealthSnapshot): Promise<void> {
+    const w = this.d.settings;
+    this.evidence = evidenceFromSnapshot(snapshot, { score: w.scoreWindows, breaker: w.breaker.window, decay: w.decay });
+    // A sync still running when the next snapshot lands is joined, not doubled: one coordination read at a time.
+    this.syncing ??= this.breakers.sync(this.targets()).finally(() => {
+      this.syncing = null;
+      this.breakers.forgetRetries();
+    });
+    return this.syncing;
+  }
+
+  private targets(): BreakerTarget[] {
+    const out: BreakerTarget[] = [];
+    const none = { success: 0, failure: 0 };
+    const covered = new Set<string>();
+    for (const [channel, ev] of this.evidence?.channels ?? []) {
+      covered.add(channel);
+      for (const [id, s] of ev.series) {
+        if (id === '' || this.breakerSets.has(id.split(',').map((p) => p.split('=')[0]).join(','))) out.push({ channel, scope: id, window: s.breaker });
+      }
+    }
+    for (const channel of this.routed) if (!covered.has(channel)) out.push({ channel, scope: '', window: none });
+    return out;
+  }
+
+  /** Stale when the stats or the breaker states could not be read at the last refresh. */
+  get stale(): boolean {
+    return this.d.snapshots.status().failing || this.breakers.stale;
+  }
+
+  /** The decision without its probe step: synchronous, no store call (what the latency benchmark times). */
+  decide(req: RouteRequest): Draft {
+    assertRouteRequest(req);
+    for (const c of req.candidates) if (this.routed.size < maxRoutedChannels) this.routed.add(c);
+    return this.router.decide(req, this.evidence, this.stale);
+  }
+
+  async route(req: RouteRequest): Promise<RouteDecision> {
+    const draft = this.decide(req);
+    let decision = draft.decision;
+    if (draft.probe && decision.arm === 'router') {
+      const holder = req.requestId ?? `probe-${Math.floor(this.d.settings.random() * 2 ** 52).toString(36)}`;
+      const scope = this.halfOpenScope(draft.probe.channel, draft.probe.scopes);
+      if (scope !== undefined && (await this.breakers.admitProbe(draft.probe.channel, scope, holder))) {
+        decision = asProbe(draft);
+        this.counts.probes++;
+      }
+    }
+    this.counts.decisions++;
+    if (decision.explored && !decision.probe) this.counts.explored++;
+    if (decision.failOpen) this.counts.failOpen++;
+    if (decision.stale) this.counts.stale++;
+    this.experiment.noteDecision(req.requestId, decision.arm);
+    return decision;
+  }
+
+  private halfOpenScope(channel: string, scopes: string[]): string | undefined {
+    return scopes.find((s) => this.breakers.view(channel, s).state === 'half-open');
+  }
+
+  /**
+   * Credits recorded outcomes to probes and experiment arms. Only outcomes of channels whose breaker is
+   * half-open cost a store call (releasing the probe's lease); excused codes free the lease without counting.
+   */
+  async noteOutcomes(outcomes: Outcome[]): Promise<void> {
+    const credits: Promise<unknown>[] = [];
+    for (const o of outcomes) {
+      if (o.status === 'pending') continue;
+      const success = o.status === 'success';
+      const excused = !success && o.code !== undefined && this.d.settings.excusedCodes.has(o.code);
+      if (!excused) this.experiment.credit(o.requestId, success);
+      for (const scope of this.scopesOf(o)) {
+        if (this.breakers.view(o.channel, scope).state !== 'half-open') continue;
+        const credit = excused
+          ? this.d.coordination.releaseLease(this.breakers.probesKey(o.channel, scope), o.requestId)
+          : this.breakers.creditOutcome(o.channel, scope, o.requestId, success);
+        credits.push(credit.catch((err: Error) => this.d.logger?.warn({ err: err.message }, 'paypulse: probe credit failed')));
+      }
+    }
+    await Promise.all(credits);
+  }
+
+  private scopesOf(o: Outcome): string[] {
+    return this.breakerSets.size === 0 || !o.dims ? [''] : this.breakerPlan.seriesOf(o.dims);
+  }
+
+  breaker(channel: string, scope = ''): BreakerHandle {
+    const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+      try {
+        return await work();
+      } catch (err) {
+        throw new StoreUnavailableError(err);
+      }
+    };
+    return {
+      state: () => guard(() => this.breakers.read(channel, scope)),
+      setMode: (mode) => {
+        assertBreakerMode(mode);
+        return guard(() => this.breakers.setMode(channel, mode, scope));
+      },
+    };
+  }
+
+  /** Series the snapshot was not asked to read because a limit was reached. */
+  get refusedSeries(): number {
+    return this.d.series.refused;
+  }
+
+  /** What this process knows of every breaker it tracks (stream, dashboard, metrics). */
+  breakerStates(): Array<BreakerView> {
+    return this.breakers.views();
+  }
+
+  stateOf(channel: string): BreakerState {
+    return this.breakers.view(channel, '').state;
+  }
+
+  experimentReport(): ExperimentReport {
+    return this.experiment.report();
+  }
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { creditProbe, decodeBreaker, encodeBreaker, initialBreaker, nextBreaker, withMode, type BreakerRecord } from '../../src/routing/breakerMachine.js';
+import { resolveRoutingSettings } from '../../src/routing/settings.js';
+
+const s = resolveRoutingSettings().breaker;
+const windowMs = 30_000;
+const t0 = Date.UTC(2026, 0, 1);
+
+describe('breaker state machine', () => {
+  it('has the issue\'s defaults: 50 % over at least 100 calls in 30 s, open 30 s, 5 probes', () => {
+    expect(s).toMatchObject({ failureThreshold: 0.5, minSamples: 100, window: '30s', openMs: 30_000, probes: 5 });
+  });
+
+  it('opens at the threshold only with enough calls', () => {
+    expect(nextBreaker(initialBreaker, { success: 49, failure: 50 }, t0, s, windowMs)).toBeNull(); // 99 calls
+    expect(nextBreaker(initialBreaker, { success: 51, failure: 49 }, t0, s, windowMs)).toBeNull(); // 49 %
+    expect(nextBreaker(initialBreaker, { success: 50, failure: 50 }, t0, s, windowMs)).toMatchObject({ state: 'open', since: t0 });
+  });
+
+  it('waits openMs, then goes half-open with fresh probe counts', () => {
+    const open: BreakerRecord = { ...initialBreaker, state: 'open', since: t0 };
+    expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 29_999, s, windowMs)).toBeNull();
+    expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 30_000, s, windowMs)).toEqual({
+      state: 'half-open', mode: 'auto', since: t0 + 30_000, probeSuccess: 0, probeFailure: 0,
+    });
+  });
+
+  it('closes on a majority of successful probes and reopens on a majority of failed ones', () => {
+    let rec: BreakerRecord = { ...initialBreaker, state: 'half-open', since: t0 };
+    rec = creditProbe(rec, true, t0 + 1, s)!;
+    rec = creditProbe(rec, false, t0 + 2, s)!;
+    rec = creditProbe(rec, true, t0 + 3, s)!;
+    expect(rec.state).toBe('half-open');
+    expect(creditProbe(rec, true, t0 + 4, s)).toMatchObject({ state: 'closed', since: t0 + 4 });
+    let bad: BreakerRecord = { ...initialBreaker, state: 'half-open', since: t0 };
+    for (let i = 0; i < 2; i++) bad = creditProbe(bad, false, t0, s)!;
+    expect(bad.state).toBe('half-open');
+    expect(creditProbe(bad, false, t0 + 9, s)).toMatchObject({ state: 'open', since: t0 + 9 });
+  });
+
+  it('decides a half-open breaker from its window once probes went uncredited for a whole window', () => {
+    const half: BreakerRecord = { ...initialBreaker, state: 'half-open', since: t0 };
+    expect(nextBreaker(half, { success: 9, failure: 1 }, t0 + 29_000, s, windowMs)).toBeNull();
+    expect(nextBreaker(half, { success: 9, failure: 1 }, t0 + 30_000, s, windowMs)).toMatchObject({ state: 'closed' });
+    expect(nextBreaker(half, { success: 2, failure: 8 }, t0 + 30_000, s, windowMs)).toMatchObject({ state: 'open' });
+  });
+
+  it('freezes forced modes, and `auto` resumes from closed', () => {
+    const forced = withMode('force-open', t0);
+    expect(forced).toMatchObject({ state: 'open', mode: 'force-open' });
+    expect(nextBreaker(forced, { success: 0, failure: 0 }, t0 + 3600_000, s, windowMs)).toBeNull();
+    const closedForced = withMode('force-closed', t0);
+    expect(nextBreaker(closedForced, { success: 0, failure: 500 }, t0, s, windowMs)).toBeNull();
+    expect(creditProbe({ ...forced, state: 'half-open' }, true, t0, s)).toBeNull();
+    expect(withMode('auto', t0)).toMatchObject({ state: 'closed', mode: 'auto' });
+  });
+
+  it('round-trips through its stored form, and reads garbage as closed', () => {
+    const rec: BreakerRecord = { state: 'half-open', mode: 'auto', since: t0, probeSuccess: 2, probeFailure: 1 };
+    expect(decodeBreaker(encodeBreaker(rec))).toEqual(rec);
+    expect(decodeBreaker('{"state":"ajar"}')).toEqual(initialBreaker);
+    expect(decodeBreaker('not json')).toEqual(initialBreaker);
+  });
+});
