@@ -6,6 +6,9 @@ export interface RedisSample {
   usedMemory: number;
   evalUsec: number;
   evalCalls: number;
+  /** Commands the server has run (INFO stats total_commands_processed). */
+  commands: number;
+  keys: number;
 }
 
 function textField(info: string, name: string): string | undefined {
@@ -25,10 +28,12 @@ function commandStat(info: string, command: string): { calls: number; usec: numb
 /** Sums over every master (one on a standalone server). */
 export async function sampleRedis(redis: RedisConnection): Promise<RedisSample> {
   const infos = (await redis.onEveryMaster(['INFO', 'all'])) as string[];
-  const sample: RedisSample = { cpuSec: 0, usedMemory: 0, evalUsec: 0, evalCalls: 0 };
+  const sample: RedisSample = { cpuSec: 0, usedMemory: 0, evalUsec: 0, evalCalls: 0, commands: 0, keys: 0 };
   for (const info of infos) {
     sample.cpuSec += field(info, 'used_cpu_user') + field(info, 'used_cpu_sys');
     sample.usedMemory += field(info, 'used_memory');
+    sample.commands += field(info, 'total_commands_processed');
+    sample.keys += Number(/^db0:keys=(\d+)/m.exec(info)?.[1] ?? 0);
     for (const cmd of ['evalsha', 'eval']) {
       const stat = commandStat(info, cmd);
       sample.evalUsec += stat.usec;

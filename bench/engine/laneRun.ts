@@ -1,0 +1,115 @@
+// One lane over one traffic, on a Redis server started for it: four concurrent writers of batches,
+// then window queries on the hottest channel. What the sweep and the steady-state row measure.
+import { ManualClock } from '../../src/clock.js';
+import { RedisConnection } from '../../src/store/redis/connection.js';
+import { startRedis } from '../../test/support/redisServer.js';
+import { sampleRedis, type RedisSample } from '../support/redisInfo.js';
+import { percentile } from '../support/report.js';
+import { usageByKind, type KindUsage } from './keyUsage.js';
+import { openLane, type Lane, type LaneName } from './lanes.js';
+import { batchesOf, type Traffic } from './traffic.js';
+
+export interface RunOptions {
+  writers: number;
+  batch: number;
+  warmUpQueries: number;
+  queries: number;
+  /** Sum MEMORY USAGE by key kind after ingest (slow on many keys: one run per point is enough). */
+  diagnose: boolean;
+  /** Called once a virtual minute during ingest: the seed's trimming read, as its alert job runs it. */
+  everyMinute?: (lane: Lane, traffic: Traffic) => Promise<void>;
+  /** Called after the measurements, before the server stops. */
+  afterQueries?: (lane: Lane) => Promise<void>;
+}
+
+export interface LaneRun {
+  lane: LaneName;
+  events: number;
+  eventsPerSec: number;
+  redisCpuUsPerEvent: number;
+  clientCpuUsPerEvent: number;
+  redisBytesPerEvent: number;
+  keysPerEvent: number;
+  scriptCallsPerEvent: number;
+  queryP50Ms: number;
+  queryP99Ms: number;
+  usage?: KindUsage[];
+}
+
+async function writeAll(lane: Lane, traffic: Traffic, clock: ManualClock, o: RunOptions): Promise<void> {
+  const batches = batchesOf(traffic, o.batch);
+  let minute = Math.floor(traffic.startMs / 60_000);
+  const writer = async () => {
+    for (let next = batches.next(); !next.done; next = batches.next()) {
+      const batch = next.value;
+      clock.set(Math.max(clock.now(), batch[batch.length - 1].at));
+      if (o.everyMinute && Math.floor(clock.now() / 60_000) > minute) {
+        minute = Math.floor(clock.now() / 60_000);
+        await o.everyMinute(lane, traffic);
+      }
+      await lane.recordMany(batch);
+    }
+  };
+  await Promise.all(Array.from({ length: o.writers }, writer));
+}
+
+async function timeQueries(lane: Lane, channel: string, o: RunOptions): Promise<number[]> {
+  for (let q = 0; q < o.warmUpQueries; q++) await lane.rate5m(channel);
+  const latencies: number[] = [];
+  for (let q = 0; q < o.queries; q++) {
+    const t0 = performance.now();
+    await lane.rate5m(channel);
+    latencies.push(performance.now() - t0);
+  }
+  return latencies;
+}
+
+function perEvent(before: RedisSample, after: RedisSample, events: number) {
+  return {
+    redisCpuUsPerEvent: ((after.cpuSec - before.cpuSec) * 1e6) / events,
+    redisBytesPerEvent: (after.usedMemory - before.usedMemory) / events,
+    keysPerEvent: (after.keys - before.keys) / events,
+    scriptCallsPerEvent: (after.evalCalls - before.evalCalls) / events,
+  };
+}
+
+/** What a lane's 5-minute window on `channel` must hold at `nowMs`: checked before any query is timed. */
+export type ExpectedCount = (lane: LaneName, channel: string, nowMs: number) => number;
+
+export async function runLane(name: LaneName, traffic: Traffic, expected5m: ExpectedCount, o: RunOptions): Promise<LaneRun> {
+  const redis = await startRedis();
+  const admin = await RedisConnection.connect({ url: redis.url, commandTimeoutMs: 60_000 });
+  const clock = new ManualClock(traffic.startMs);
+  const lane = await openLane(name, redis.url, clock);
+  try {
+    const before = await sampleRedis(admin);
+    const clientCpuBefore = process.cpuUsage();
+    const began = performance.now();
+    await writeAll(lane, traffic, clock, o);
+    const seconds = (performance.now() - began) / 1000;
+    const clientCpu = process.cpuUsage(clientCpuBefore);
+    const after = await sampleRedis(admin);
+    // The clock stays at the newest event's completion time: queries ask for the window ending there.
+    const hottest = traffic.channels[0];
+    const counted = await lane.rate5m(hottest);
+    const expected = expected5m(name, hottest, clock.now());
+    if (counted !== expected) throw new Error(`${name}: 5m window holds ${counted} events, expected ${expected}`);
+    const latencies = await timeQueries(lane, hottest, o);
+    const usage = o.diagnose ? await usageByKind(admin) : undefined;
+    await o.afterQueries?.(lane);
+    return {
+      lane: name,
+      events: traffic.events,
+      eventsPerSec: Math.round(traffic.events / seconds),
+      clientCpuUsPerEvent: (clientCpu.user + clientCpu.system) / traffic.events,
+      ...perEvent(before, after, traffic.events),
+      queryP50Ms: percentile(latencies, 50),
+      queryP99Ms: percentile(latencies, 99),
+      usage,
+    };
+  } finally {
+    await lane.close();
+    await admin.close();
+    await redis.stop();
+  }
+}
