@@ -2,9 +2,10 @@
 // traffic) and the decision latency of the real router. Prints Markdown tables and writes
 // bench/routing/results.json. Never part of `npm test`.
 // BENCH_ROUTING_SEEDS=1,2,3 and BENCH_ROUTING_HOURS=24 change the run; BENCH_ROUTING_POLICIES filters rows.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { seededRandom } from '../../src/sim/random.js';
 import { decisionEngine, lastNGreedy, oracle, roundRobin, staticWeights, type Policy } from './baselines.js';
+import { measureRouteHttp, type RouteHttpResult } from './http.js';
 import { measureDecisionLatency } from './latency.js';
 import { paypulsePolicy } from './paypulsePolicy.js';
 import { simulate, type RunResult } from './simulate.js';
@@ -12,7 +13,8 @@ import { formatTable } from './table.js';
 import type { RoutingOptions } from '../../src/routing/types.js';
 import { World } from './world.js';
 
-const seeds = (process.env.BENCH_ROUTING_SEEDS ?? '1,2,3,4,5').split(',').map(Number);
+// BENCH_ROUTING_SEEDS= (empty) skips the simulator and re-measures only the HTTP rates into the last results.
+const seeds = (process.env.BENCH_ROUTING_SEEDS ?? '1,2,3,4,5').split(',').filter(Boolean).map(Number);
 const hours = Number(process.env.BENCH_ROUTING_HOURS ?? 24);
 /** The policy comparison (Thompson, UCB, EV) costs minutes a seed: the default run has the bars' rows. */
 const only = (process.env.BENCH_ROUTING_POLICIES ?? 'round-robin,static,last-n,decision-engine,paypulse,oracle').split(',');
@@ -36,7 +38,28 @@ const factories: Array<[string, Factory]> = [
 
 const pct = (x: number, digits = 2) => `${(x * 100).toFixed(digits)} %`;
 
+async function httpOnly(): Promise<void> {
+  const http = await measureRouteHttp();
+  console.log(httpTable(http));
+  const file = new URL('./results.json', import.meta.url);
+  const previous = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  writeFileSync(file, JSON.stringify({ ...previous, http: { at: new Date().toISOString(), ...http } }, null, 2));
+}
+
+function httpTable(http: RouteHttpResult): string {
+  return `\nPOST /v1/route against GET /healthz (autocannon, 32 connections, median of ${http.pairs.length} pairs):\n\n${formatTable(
+    ['measure', 'value'],
+    [
+      ['GET /healthz req/s', http.healthzRps.toFixed(0)],
+      ['POST /v1/route req/s', http.routeRps.toFixed(0)],
+      ['route / healthz', `${(http.ratio * 100).toFixed(0)} %`],
+      ['POST /v1/route p99 (ms)', http.routeP99Ms.toFixed(1)],
+    ],
+  )}`;
+}
+
 async function main(): Promise<void> {
+  if (seeds.length === 0) return httpOnly();
   const results: RunResult[] = [];
   for (const seed of seeds) {
     const world = new World(seed, startMs, hours * 3600_000);
@@ -75,7 +98,9 @@ async function main(): Promise<void> {
   ]);
   console.log(`\nIn-process decision (Routing.decide), 4 candidates, dims {method}, defaults:\n`);
   console.log(latencyTable);
-  const out = { at: new Date().toISOString(), hours, seeds, results: summary, latency };
+  const http = await measureRouteHttp();
+  console.log(httpTable(http));
+  const out = { at: new Date().toISOString(), hours, seeds, results: summary, latency, http };
   writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(out, null, 2));
 }
 
