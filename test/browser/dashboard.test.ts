@@ -176,6 +176,19 @@ describe('dashboard', () => {
     expect(browser.problems).toEqual([]);
   });
 
+  it('shows a channel\'s breaker opening beside it, from the stream', async () => {
+    const { page } = browser;
+    const breaker = () => row('acq-z').locator('[data-breaker]');
+    await post(outcomes('acq-z', 40, 'success'));
+    await breaker().waitFor({ timeout: WAIT_MS });
+    expect(await breaker().getAttribute('data-breaker')).toBe('closed');
+    // 40 of 160 calls in 30 s succeed: past the 50 % threshold with more than 100 calls, so the breaker opens.
+    await post(outcomes('acq-z', 120, 'failure', 'issuer_unavailable'));
+    await page.locator('tr[data-channel="acq-z"] [data-breaker="open"]').waitFor({ timeout: WAIT_MS });
+    expect(await breaker().innerText()).toBe('open');
+    expect(browser.problems).toEqual([]);
+  });
+
   it('shows reconnecting and ageing numbers while the service is away, and live data once it is back', async () => {
     const { page } = browser;
     await service.close();
