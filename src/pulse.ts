@@ -24,6 +24,7 @@ import type {
   Rate,
   RecordManyResult,
   RecordResult,
+  StoreEpochInfo,
   SuccessRates,
   WindowQuery,
 } from './types.js';
@@ -98,6 +99,10 @@ export class Pulse implements SuccessRates {
 
   channels(): Promise<string[]> {
     return observeStoreCall(this.observer, 'channels', () => this.engine.channels());
+  }
+
+  storeEpoch(): Promise<StoreEpochInfo> {
+    return this.engine.storeEpoch();
   }
 
   health(): PulseHealth {

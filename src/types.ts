@@ -130,11 +130,24 @@ export interface SuccessRates {
   /** Per-minute counts of a channel, oldest first, kept at least 2 h (docs/storage.md). */
   minutes(channel: string, query: { from: number; to: number; dims?: Record<string, string> }): Promise<MinuteCounts[]>;
   channels(): Promise<string[]>;
+  /** Since when the store has held everything it was given: the history job trusts only those minutes to lower history. */
+  storeEpoch(): Promise<StoreEpochInfo>;
   /** The configured windows, e.g. ['1m','5m','15m','1h']. */
   readonly windows: string[];
   /** Operational counters for metrics and logs (fail open must be visible). */
   health(): PulseHealth;
   close(): Promise<void>;
+}
+
+/** The live store's epoch (see docs/storage.md): a store that lost its data starts a new one. */
+export interface StoreEpochInfo {
+  id: string;
+  startedAt: number;
+  /**
+   * Minutes starting at or after this are complete in the store: every outcome with `at` in them reached this
+   * store's memory (the epoch start plus the clock-skew tolerance, as an outcome may be early by that much).
+   */
+  completeFrom: number;
 }
 
 export interface PulseHealth {

@@ -1,5 +1,6 @@
 // The success-rate engine behind `createPulse()`: validation, the coalescing recorder, and reads that
 // fall back to the last known value (flagged stale) when the store cannot answer.
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError, ValidationError } from '../errors.js';
 import type { StatsStore } from '../store/ports/stats.js';
@@ -13,6 +14,7 @@ import type {
   Rate,
   RecordManyResult,
   RecordResult,
+  StoreEpochInfo,
   WindowQuery,
 } from '../types.js';
 import { toRate } from './rate.js';
@@ -135,6 +137,11 @@ export class SuccessRateEngine implements SuccessRates {
   channels(): Promise<string[]> {
     const now = this.clock.now();
     return this.guard(() => this.store.listChannels(now - this.settings.horizonMs, now));
+  }
+
+  async storeEpoch(): Promise<StoreEpochInfo> {
+    const { id, startedAt } = await this.guard(() => this.store.readEpoch(randomUUID(), this.clock.now()));
+    return { id, startedAt, completeFrom: startedAt + this.settings.skewToleranceMs };
   }
 
   health(): PulseHealth {

@@ -1,7 +1,7 @@
 // The Redis engine of the success-rate port: one Lua call per channel and operation.
 import type { FailedRequest, MinuteCounts } from '../../types.js';
-import { channelPrefix, channelsKey, ledgerKey } from '../keys/stats.js';
-import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
+import { channelPrefix, channelsKey, epochKey, ledgerKey } from '../keys/stats.js';
+import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
 import { channelScriptArgs, ledgerState } from './layouts.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
@@ -17,6 +17,7 @@ const scriptFiles = {
 export class RedisStatsStore implements StatsStore {
   readonly kind: 'redis' | 'redis-cluster';
   private readonly script: LuaScript;
+  private readonly epochScript = loadScript('storeEpoch-1.lua');
 
   constructor(
     private readonly redis: RedisConnection,
@@ -119,6 +120,12 @@ export class RedisStatsStore implements StatsStore {
     await this.redis.command(key, ['ZREMRANGEBYSCORE', key, '-inf', `(${now - this.settings.retentionMs}`]);
     const reply = (await this.redis.command(key, ['ZRANGEBYSCORE', key, sinceMs, '+inf'])) as string[];
     return [...reply].sort();
+  }
+
+  async readEpoch(newId: string, now: number): Promise<StoreEpoch> {
+    const reply = String(await this.redis.runScript(this.epochScript, [epochKey(this.settings.namespace)], [newId, now, this.settings.retentionMs]));
+    const split = reply.lastIndexOf(':');
+    return { id: reply.slice(0, split), startedAt: Number(reply.slice(split + 1)) };
   }
 
   /** The connection belongs to createPulse(), which closes it after the kit. */
