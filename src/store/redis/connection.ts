@@ -62,6 +62,7 @@ function createFor(target: RedisTarget): AnyClient {
 export class RedisConnection {
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  private readonly primaryListeners: Array<() => void> = [];
 
   private constructor(
     private readonly client: AnyClient,
@@ -93,7 +94,19 @@ export class RedisConnection {
       return;
     }
     this.client.on('ready', () => this.watch.ready());
+    if (this.kind === 'sentinel') {
+      this.client.on('topology-change', (event: { type: string; node?: { host: string; port: number } }) => {
+        if (event.type !== 'MASTER_CHANGE') return;
+        this.watch.primaryChanged(event.node ? `${event.node.host}:${event.node.port}` : 'unknown');
+        for (const listener of this.primaryListeners) listener();
+      });
+    }
     this.discover(0);
+  }
+
+  /** Sentinel only: called when the Sentinels name a new primary (after a failover). */
+  onPrimaryChange(listener: () => void): void {
+    this.primaryListeners.push(listener);
   }
 
   /** Cluster and Sentinel clients give up when discovery fails; try again until it works or we close. */

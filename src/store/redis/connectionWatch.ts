@@ -69,6 +69,10 @@ export class ConnectionWatch {
     this.options.logger?.info({ target: this.current.target, waitedMs }, `paypulse: connected to Redis at ${this.current.target}`);
   }
 
+  primaryChanged(address: string): void {
+    this.options.logger?.warn({ target: this.current.target, primary: address }, `paypulse: Redis Sentinel named a new primary, ${address}`);
+  }
+
   closed(): void {
     this.move('closed');
     for (const resolve of this.settleWaiters.splice(0)) resolve();

@@ -4,6 +4,7 @@ import { channelPrefix, channelsKey, epochKey, ledgerKey } from '../keys/stats.j
 import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
 import { channelScriptArgs, ledgerState } from './layouts.js';
+import { FailoverReplay } from './failoverReplay.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
 import { loadScript, type LuaScript } from './scripts.js';
@@ -18,6 +19,8 @@ export class RedisStatsStore implements StatsStore {
   readonly kind: 'redis' | 'redis-cluster';
   private readonly script: LuaScript;
   private readonly epochScript = loadScript('storeEpoch-1.lua');
+  /** Sentinel only: recent batches, written again to a new primary (see failoverReplay.ts). */
+  private readonly replay: FailoverReplay | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -25,6 +28,11 @@ export class RedisStatsStore implements StatsStore {
   ) {
     this.kind = redis.isCluster ? 'redis-cluster' : 'redis';
     this.script = loadScript(scriptFiles[settings.strategy]);
+    if (redis.kind === 'sentinel') {
+      const replay = new FailoverReplay({ rewrite: (channel, outcomes, now) => this.writeBatch(channel, outcomes, now, 5_000) });
+      redis.onPrimaryChange(() => replay.primaryChanged());
+      this.replay = replay;
+    }
   }
 
   private call(channel: string, op: string, now: number, args: RedisArg[], timeoutMs?: number): Promise<RedisReply> {
@@ -33,6 +41,12 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
+    const codes = await this.writeBatch(channel, outcomes, now, timeoutMs);
+    this.replay?.remember(channel, outcomes, now);
+    return codes;
+  }
+
+  private async writeBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
     // Outcomes share few distinct series lists: the batch sends each list once, and each outcome
     // refers to its list by number (ops.lua has the batch's layout).
     const groupOf = new Map<string, number>();
@@ -129,5 +143,7 @@ export class RedisStatsStore implements StatsStore {
   }
 
   /** The connection belongs to createPulse(), which closes it after the kit. */
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.replay?.close();
+  }
 }
