@@ -31,6 +31,11 @@ export interface RedisConnectionOptions {
   connectTimeoutMs?: number;
   /** How often a long wait or outage is logged again. Default 30 s. */
   repeatLogMs?: number;
+  /**
+   * Without connectTimeoutMs, connect() still waits this long at most for the first attempt's verdict (a refused
+   * connection answers in a millisecond), so a Redis that is up is ready when connect() returns. Default 1 s.
+   */
+  firstAttemptWaitMs?: number;
 }
 
 /** Buffers go as they are (binary arguments); numbers as their decimal text. */
@@ -82,6 +87,7 @@ export class RedisConnection {
     const connection = new RedisConnection(createFor(target), target.kind, options.commandTimeoutMs ?? 1000, watch);
     connection.start();
     if (options.connectTimeoutMs !== undefined) await connection.readyWithin(options.connectTimeoutMs);
+    else await connection.firstVerdict(options.firstAttemptWaitMs ?? 1_000);
     return connection;
   }
 
@@ -121,6 +127,12 @@ export class RedisConnection {
         this.retryTimer.unref();
       },
     );
+  }
+
+  private async firstVerdict(waitMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.watch.whenSettled(), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
   }
 
   private async readyWithin(timeoutMs: number): Promise<void> {
