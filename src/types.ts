@@ -155,7 +155,10 @@ export interface PulseHealth {
   strategy: Strategy;
   /** false while the store is failing and outcomes are being buffered. */
   storeReachable: boolean;
+  /** Outcomes waiting in memory for the store: lost if the process dies (no data folder, or the journal refused them). */
   bufferedOutcomes: number;
+  /** Outcomes waiting in the durable spill journal (data folder): they survive a crash. */
+  spilledOutcomes: number;
   droppedOutcomes: number;
   /** Outcomes rejected as too old or too far in the future. */
   staleOutcomes: number;

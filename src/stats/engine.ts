@@ -21,6 +21,7 @@ import { toRate } from './rate.js';
 import { addRecords, noRecords, oneHot } from './recordResults.js';
 import { Recorder } from './recorder.js';
 import { SeriesPlan } from './series.js';
+import type { DurableSpill } from './spill/durableSpill.js';
 import type { ResolvedSettings } from './settings.js';
 import { assertChannel, assertOutcomes, type ValidationRules } from './validate.js';
 import { parseWindow, windowSeconds } from './windows.js';
@@ -44,11 +45,12 @@ export class SuccessRateEngine implements SuccessRates {
     private readonly clock: Clock,
     private readonly logger?: PulseLogger,
     onBatch?: (size: number, ms: number) => void,
+    durability: { spill?: DurableSpill; onStoreCall?: (failed: boolean) => void } = {},
   ) {
     this.windows = settings.windows;
     this.plan = new SeriesPlan(settings.dimensions);
     this.rules = settings.restrictDims ? { allowedDims: this.plan.dimensionNames } : {};
-    this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch);
+    this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch, durability.spill, durability.onStoreCall);
   }
 
   async record(outcome: Outcome): Promise<RecordResult> {
@@ -151,6 +153,7 @@ export class SuccessRateEngine implements SuccessRates {
       strategy: this.settings.strategy,
       storeReachable: s.storeReachable,
       bufferedOutcomes: this.recorder.bufferedOutcomes,
+      spilledOutcomes: this.recorder.spilledOutcomes,
       droppedOutcomes: s.droppedOutcomes,
       staleOutcomes: s.staleOutcomes,
       storeErrors: s.storeErrors,
