@@ -4,7 +4,7 @@
 // PostgreSQL they keep failing closed with StoreUnavailableError, never open (docs/architecture.md).
 // A lock or mark stays with the store that granted it: its release, extension or result goes there too.
 import { StoreUnavailableError } from '../errors.js';
-import type { KitStore, LockKeys } from '../kit/store.js';
+import type { KitStore, LockKeys } from './ports/kit.js';
 import type { DegradationSwitch } from '../stats/degradation.js';
 import type { KitFallback } from './postgres/kitFallback.js';
 

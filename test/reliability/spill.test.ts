@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../src/clock.js';
-import { freePort, startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { freePort, startRedis, type LocalRedis } from '../support/redisServer.js';
 import { eventually } from '../kit/engines.js';
 import { openSpillingEngine } from './spillingEngine.js';
 

@@ -8,7 +8,7 @@ import { StoreUnavailableError } from '../../src/errors.js';
 import { createPulse } from '../../src/index.js';
 import { defaultConfig } from '../../src/server/config.js';
 import { startService } from '../../src/server/service.js';
-import { freePort, startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { freePort, startRedis, type LocalRedis } from '../support/redisServer.js';
 import { createTestDatabase } from '../history/databases.js';
 import { eventually } from '../kit/engines.js';
 

@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/clock.js';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { migrate } from '../../src/history/migrate.js';
 import { createKit, type Kit } from '../../src/kit/index.js';
-import { startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { startRedis, type LocalRedis } from '../support/redisServer.js';
 import { DegradationSwitch } from '../../src/stats/degradation.js';
 import { DegradingKitStore } from '../../src/store/degradingKitStore.js';
 import { createPostgresKitFallback } from '../../src/store/postgres/kitFallback.js';

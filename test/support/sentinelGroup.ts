@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
+import { freePort, startRedis, type LocalRedis } from './redisServer.js';
 
 export interface SentinelGroup {
   primaryName: string;

@@ -2,7 +2,7 @@
 // Redis scripts (lua/kit/*.lua), each one statement whose ON CONFLICT makes it atomic across instances. A
 // statement that loses a race reads the winner's row in a second statement, whose snapshot sees that commit.
 import type { SqlClient } from '../../history/sqlClient.js';
-import type { AcquireLockReply, BeginIdempotentReply, KitStore, LockKeys } from '../../kit/store.js';
+import type { AcquireLockReply, BeginIdempotentReply, KitStore, LockKeys } from '../ports/kit.js';
 
 export type KitFallback = Pick<
   KitStore,

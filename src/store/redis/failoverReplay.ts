@@ -3,7 +3,7 @@
 // of 24,700 outcomes in a forced failover under steady ingest, test/store/redis/sentinel.test.ts). So a Sentinel
 // store keeps the batches it wrote in the last seconds and, when the primary changes, writes them again to the
 // new one. The ledger makes that harmless: what did reach the new primary comes back as a duplicate.
-import type { StoredOutcome } from '../port.js';
+import type { StoredOutcome } from '../ports/stats.js';
 
 interface WrittenBatch {
   channel: string;

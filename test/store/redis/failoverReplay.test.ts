@@ -1,6 +1,6 @@
 // The Sentinel store's replay of recent batches: bounded, in order, retried while the new primary fails.
 import { describe, expect, it } from 'vitest';
-import { StatusCode, type StoredOutcome } from '../../../src/store/port.js';
+import { StatusCode, type StoredOutcome } from '../../../src/store/ports/stats.js';
 import { FailoverReplay } from '../../../src/store/redis/failoverReplay.js';
 import { eventually } from '../../kit/engines.js';
 
