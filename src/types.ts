@@ -1,5 +1,7 @@
 // The public shapes of PayPulse (docs/architecture.md). Names may grow, not change without reason.
 import type { Clock } from './clock.js';
+import type { DegradationThresholds } from './stats/degradation.js';
+import type { KitFallback } from './store/postgres/kitFallback.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';
 
@@ -102,6 +104,24 @@ export interface PulseOptions {
   bufferLimit?: number;
   /** Outcomes per store call; larger batches are split. Default 5,000. */
   maxBatch?: number;
+  /**
+   * With `redis`: reject createPulse when Redis is not ready within this long. Without it (the default)
+   * createPulse returns at once whatever Redis's state, connects in the background and buffers meanwhile.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * A folder for the durable spill: outcomes that cannot reach the store are fsync'd to a journal in
+   * `<dataDir>/spill` before `buffered` is answered, and written to the store when it is back, after a crash
+   * too. Without it they wait in memory and are lost if the process dies.
+   */
+  dataDir?: string;
+  /** Thresholds of the degradation switch (docs/architecture.md); each one optional. */
+  degradation?: Partial<DegradationThresholds>;
+  /**
+   * Where the kit takes callback marks and locks from degradation level 1 (a PostgreSQL store,
+   * createPostgresKitFallback). Without it the kit fails closed with PP_ERR_STORE_UNAVAILABLE while Redis is down.
+   */
+  kitFallback?: KitFallback;
   clock?: Clock;
   /** Receives operational events (store errors, buffer overflow), e.g. a pino logger's methods. */
   logger?: PulseLogger;
@@ -160,6 +180,10 @@ export interface PulseHealth {
   /** Outcomes waiting in the durable spill journal (data folder): they survive a crash. */
   spilledOutcomes: number;
   droppedOutcomes: number;
+  /** 0 normal, 1 store failing (≥ 5 % of calls for 10 s), 2 failing badly (≥ 20 % for 30 s); see docs/architecture.md. */
+  degradationLevel: 0 | 1 | 2;
+  /** The connection as the service reports it: "waiting for Redis at … since …" until it is ready. */
+  storeConnection?: string;
   /** Outcomes rejected as too old or too far in the future. */
   staleOutcomes: number;
   storeErrors: number;

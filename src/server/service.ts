@@ -45,7 +45,8 @@ function urlOf(host: string, port: number): string {
 async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): Promise<ServiceParts> {
   const metrics = createServiceMetrics();
   const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs } = config;
-  const pulse = await createPulse({ redis, namespace, strategy, windows, minSamples, recordTimeoutMs, clock, logger }, metrics.observer);
+  const { dataDir } = config;
+  const pulse = await createPulse({ redis, namespace, strategy, windows, minSamples, recordTimeoutMs, dataDir, clock, logger }, metrics.observer);
   const opened: (() => Promise<unknown>)[] = [() => pulse.close()];
   try {
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

@@ -21,6 +21,7 @@ import { toRate } from './rate.js';
 import { addRecords, noRecords, oneHot } from './recordResults.js';
 import { Recorder } from './recorder.js';
 import { SeriesPlan } from './series.js';
+import type { DegradationSwitch } from './degradation.js';
 import type { DurableSpill } from './spill/durableSpill.js';
 import type { ResolvedSettings } from './settings.js';
 import { assertChannel, assertOutcomes, type ValidationRules } from './validate.js';
@@ -38,6 +39,8 @@ export class SuccessRateEngine implements SuccessRates {
   /** Last value read per (channel, series, window): what reads answer with while the store is down. */
   private readonly lastKnown = new Map<string, Rate>();
   private closed = false;
+  /** The process's degradation switch, fed with every store write's verdict. */
+  private readonly degradation: DegradationSwitch | undefined;
 
   constructor(
     private readonly store: StatsStore,
@@ -45,12 +48,13 @@ export class SuccessRateEngine implements SuccessRates {
     private readonly clock: Clock,
     private readonly logger?: PulseLogger,
     onBatch?: (size: number, ms: number) => void,
-    durability: { spill?: DurableSpill; onStoreCall?: (failed: boolean) => void } = {},
+    durability: { spill?: DurableSpill; degradation?: DegradationSwitch } = {},
   ) {
+    this.degradation = durability.degradation;
     this.windows = settings.windows;
     this.plan = new SeriesPlan(settings.dimensions);
     this.rules = settings.restrictDims ? { allowedDims: this.plan.dimensionNames } : {};
-    this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch, durability.spill, durability.onStoreCall);
+    this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch, durability.spill, (failed) => this.degradation?.observe(failed));
   }
 
   async record(outcome: Outcome): Promise<RecordResult> {
@@ -159,6 +163,7 @@ export class SuccessRateEngine implements SuccessRates {
       storeErrors: s.storeErrors,
       batches: s.batches,
       lastBatchSize: s.lastBatchSize,
+      degradationLevel: this.degradation?.level ?? 0,
     };
   }
 

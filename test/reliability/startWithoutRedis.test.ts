@@ -1,6 +1,6 @@
 // Nothing waits for Redis to start: createPulse and the service come up at once against a port nobody listens
 // on, records are buffered as in an outage, reads say the store is unavailable (or stale), /readyz says why;
-// once a redis-server starts on that port every buffered outcome lands.
+// once a redis-server starts on that port every buffered outcome lands. connectTimeoutMs makes createPulse fail fast.
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { ManualClock } from '../../src/clock.js';
@@ -38,6 +38,11 @@ describe('start without Redis', () => {
     expect(pulse.health()).toMatchObject({ storeReachable: true, bufferedOutcomes: 0 });
   });
 
+  it('createPulse rejects within connectTimeoutMs when asked to fail fast', async () => {
+    const port = await freePort();
+    await expect(createPulse({ redis: `redis://127.0.0.1:${port}`, connectTimeoutMs: 300 })).rejects.toThrow(/connectTimeoutMs 300/);
+  });
+
   it('paypulse serve listens at once, /readyz says why it is not ready, and recording resumes when Redis starts', async () => {
     const port = await freePort();
     const database = await createTestDatabase();
@@ -50,7 +55,9 @@ describe('start without Redis', () => {
     cleanups.push(() => service.close());
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect((await ready.json()).checks.store.detail).toMatch(/waiting for Redis at redis:\/\/127\.0\.0\.1:\d+/);
+    const readiness = await ready.json();
+    expect(readiness.checks.store.detail).toMatch(/waiting for Redis at redis:\/\/127\.0\.0\.1:\d+/);
+    expect(readiness).toMatchObject({ degradationLevel: 0, buffering: expect.stringMatching(/^memory only: .* lost if the process dies/) });
     const at = Date.now() - 1_000;
     const posted = await fetch(`${service.url}/v1/outcomes`, {
       method: 'POST',
