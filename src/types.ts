@@ -159,7 +159,7 @@ export interface SuccessRates {
   close(): Promise<void>;
 }
 
-/** The live store's epoch (see docs/storage.md): a store that lost its data starts a new one. */
+/** The live store's epoch (see docs/architecture.md): a store that lost its data starts a new one. */
 export interface StoreEpochInfo {
   id: string;
   startedAt: number;

@@ -2,7 +2,7 @@
 // Each run rewrites the last few minutes as well as the new one, because a late callback (or a failure
 // upgraded to a success) changes a minute after it was first copied; unchanged rows are not rewritten.
 // A store that lost its data (Redis restarted empty) must not overwrite those minutes with its zeros: only
-// minutes the store holds completely (after its epoch began, docs/storage.md) may lower history; older
+// minutes the store holds completely (after its epoch began, docs/architecture.md) may lower history; older
 // minutes are merged, never lowered.
 import type { Clock } from '../clock.js';
 import type { PulseLogger, SuccessRates } from '../types.js';

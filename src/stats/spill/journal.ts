@@ -3,7 +3,7 @@
 // Appends that arrive while a write is at the disk go together in the next write (group commit: one fsync for
 // all of them). The journal is a series of files; the oldest whole file is replayed and deleted only once the
 // store took all of it, so a crash mid-replay replays that file again, which the ledger makes harmless.
-// docs/storage.md compares this with a PostgreSQL table (bench/spill).
+// docs/architecture.md compares this with a PostgreSQL table (bench/spill).
 import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PayPulseError } from '../../errors.js';
