@@ -1,10 +1,15 @@
 // createPulse(): the library's one entry point. With `redis` it runs on Redis (or Redis Cluster);
 // without, on the embedded in-memory engines, which are real single-process engines. The success-rate
 // engine and the payment safety kit share one connection and one clock.
-import { systemClock } from './clock.js';
+import { join } from 'node:path';
+import { systemClock, type Clock } from './clock.js';
 import { createKit, type Kit } from './kit/index.js';
 import { observeRecord, observeStoreCall, type PulseObserver } from './observer.js';
+import { DegradationSwitch } from './stats/degradation.js';
 import { SuccessRateEngine } from './stats/engine.js';
+import { DurableSpill } from './stats/spill/durableSpill.js';
+import { SpillJournal } from './stats/spill/journal.js';
+import { DegradingKitStore } from './store/degradingKitStore.js';
 import { createHealthSnapshots, type HealthSnapshots } from './stats/healthSnapshot.js';
 import { addRecords, noRecords, verdictOf } from './stats/recordResults.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
@@ -29,6 +34,7 @@ import type {
   Rate,
   RecordManyResult,
   RecordResult,
+  StoreEpochInfo,
   SuccessRates,
   WindowQuery,
 } from './types.js';
@@ -62,6 +68,7 @@ export class Pulse implements SuccessRates {
     private readonly closeShared: () => Promise<void>,
     /** The router and the shared breakers (docs/routing.md). */
     readonly routing: Routing,
+    private readonly describeStore?: () => string,
   ) {
     this.windows = engine.windows;
     this.lock = kit.lock;
@@ -136,8 +143,13 @@ export class Pulse implements SuccessRates {
     return observeStoreCall(this.observer, 'channels', () => this.engine.channels());
   }
 
+  storeEpoch(): Promise<StoreEpochInfo> {
+    return this.engine.storeEpoch();
+  }
+
   health(): PulseHealth {
-    return this.engine.health();
+    const health = this.engine.health();
+    return this.describeStore ? { ...health, storeConnection: this.describeStore() } : health;
   }
 
   /** Writes outcomes buffered during a store outage now; false while the store still fails. */
@@ -158,26 +170,32 @@ interface Stores {
   stats: StatsStore;
   kit: KitStore;
   coordination: CoordinationStore;
+  /** "waiting for Redis at … since …" and the like; absent for the embedded store. */
+  describe?: () => string;
   close(): Promise<void>;
 }
 
-async function openStores(options: PulseOptions, settings: ResolvedSettings): Promise<Stores> {
+async function openStores(options: PulseOptions, settings: ResolvedSettings, degradation: DegradationSwitch): Promise<Stores> {
   if (!options.redis) {
     const kit = new MemoryKitStore({ clock: options.clock ?? systemClock });
     const coordination = new MemoryCoordinationStore(options.clock ?? systemClock);
     return { stats: new MemoryStatsStore(settings), kit, coordination, close: () => kit.close() };
   }
+  // Returns at once whatever Redis's state (docs/architecture.md, fail open), unless connectTimeoutMs asks to wait.
   const redis = await RedisConnection.connect({
     url: options.redis,
     cluster: options.cluster,
     commandTimeoutMs: 1000,
-    onError: (err) => options.logger?.warn({ err: err.message }, 'paypulse: redis connection error'),
+    logger: options.logger,
+    connectTimeoutMs: options.connectTimeoutMs,
   });
-  const kit = new RedisKitStore(redis);
+  const redisKit = new RedisKitStore(redis);
+  const kit = new DegradingKitStore(redisKit, options.kitFallback, degradation);
   return {
     stats: new RedisStatsStore(redis, settings),
     kit,
     coordination: new RedisCoordinationStore(redis),
+    describe: () => redis.describe(),
     close: async () => {
       await kit.close();
       await redis.close();
@@ -185,11 +203,28 @@ async function openStores(options: PulseOptions, settings: ResolvedSettings): Pr
   };
 }
 
+async function openSpill(options: PulseOptions): Promise<DurableSpill | undefined> {
+  if (!options.dataDir) return undefined;
+  return new DurableSpill(await SpillJournal.open({ dir: join(options.dataDir, 'spill') }), options.logger);
+}
+
+function degradationSwitch(options: PulseOptions, clock: Clock): DegradationSwitch {
+  return new DegradationSwitch(clock, options.degradation, ({ level, previous, failureRatio }) => {
+    const log = level > previous ? options.logger?.warn : options.logger?.info;
+    log?.call(options.logger, { level, previous, failureRatio }, `paypulse: degradation level ${previous} → ${level}`);
+  });
+}
+
 export async function createPulse(options: PulseOptions = {}, observer: PulseObserver = {}): Promise<Pulse> {
   const settings = resolveSettings(options);
   const clock = options.clock ?? systemClock;
-  const stores = await openStores(options, settings);
-  const engine = new SuccessRateEngine(stores.stats, settings, clock, options.logger, observer.onBatch?.bind(observer));
+  const degradation = degradationSwitch(options, clock);
+  const spill = await openSpill(options);
+  const stores = await openStores(options, settings, degradation).catch(async (err: unknown) => {
+    await spill?.close();
+    throw err;
+  });
+  const engine = new SuccessRateEngine(stores.stats, settings, clock, options.logger, observer.onBatch?.bind(observer), { spill, degradation });
   const kit = createKit({ store: stores.kit, clock, namespace: settings.namespace });
   const plan = planRouting(options.routing ?? {}, settings);
   const snapshots = createHealthSnapshots({
@@ -203,5 +238,5 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     logger: options.logger,
   });
   const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger });
-  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing);
+  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing, stores.describe);
 }

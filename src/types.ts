@@ -1,6 +1,8 @@
 // The public shapes of PayPulse (docs/architecture.md). Names may grow, not change without reason.
 import type { Clock } from './clock.js';
 import type { RoutingOptions } from './routing/types.js';
+import type { DegradationThresholds } from './stats/degradation.js';
+import type { KitFallback } from './store/postgres/kitFallback.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';
 
@@ -103,6 +105,24 @@ export interface PulseOptions {
   bufferLimit?: number;
   /** Outcomes per store call; larger batches are split. Default 5,000. */
   maxBatch?: number;
+  /**
+   * With `redis`: reject createPulse when Redis is not ready within this long. Without it (the default)
+   * createPulse returns at once whatever Redis's state, connects in the background and buffers meanwhile.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * A folder for the durable spill: outcomes that cannot reach the store are fsync'd to a journal in
+   * `<dataDir>/spill` before `buffered` is answered, and written to the store when it is back, after a crash
+   * too. Without it they wait in memory and are lost if the process dies.
+   */
+  dataDir?: string;
+  /** Thresholds of the degradation switch (docs/architecture.md); each one optional. */
+  degradation?: Partial<DegradationThresholds>;
+  /**
+   * Where the kit takes callback marks and locks from degradation level 1 (a PostgreSQL store,
+   * createPostgresKitFallback). Without it the kit fails closed with PP_ERR_STORE_UNAVAILABLE while Redis is down.
+   */
+  kitFallback?: KitFallback;
   clock?: Clock;
   /**
    * Failure codes that are not the channel's fault (insufficient funds, wrong PIN …): they still count in the
@@ -138,6 +158,8 @@ export interface SuccessRates {
   /** Per-minute counts of a channel, oldest first, kept at least 2 h (docs/storage.md). */
   minutes(channel: string, query: { from: number; to: number; dims?: Record<string, string> }): Promise<MinuteCounts[]>;
   channels(): Promise<string[]>;
+  /** Since when the store has held everything it was given: the history job trusts only those minutes to lower history. */
+  storeEpoch(): Promise<StoreEpochInfo>;
   /** The configured windows, e.g. ['1m','5m','15m','1h']. */
   readonly windows: string[];
   /** Operational counters for metrics and logs (fail open must be visible). */
@@ -145,13 +167,31 @@ export interface SuccessRates {
   close(): Promise<void>;
 }
 
+/** The live store's epoch (see docs/architecture.md): a store that lost its data starts a new one. */
+export interface StoreEpochInfo {
+  id: string;
+  startedAt: number;
+  /**
+   * Minutes starting at or after this are complete in the store: every outcome with `at` in them reached this
+   * store's memory (the epoch start plus the clock-skew tolerance, as an outcome may be early by that much).
+   */
+  completeFrom: number;
+}
+
 export interface PulseHealth {
   store: 'redis' | 'redis-cluster' | 'memory';
   strategy: Strategy;
   /** false while the store is failing and outcomes are being buffered. */
   storeReachable: boolean;
+  /** Outcomes waiting in memory for the store: lost if the process dies (no data folder, or the journal refused them). */
   bufferedOutcomes: number;
+  /** Outcomes waiting in the durable spill journal (data folder): they survive a crash. */
+  spilledOutcomes: number;
   droppedOutcomes: number;
+  /** 0 normal, 1 store failing (≥ 5 % of calls for 10 s), 2 failing badly (≥ 20 % for 30 s); see docs/architecture.md. */
+  degradationLevel: 0 | 1 | 2;
+  /** The connection as the service reports it: "waiting for Redis at … since …" until it is ready. */
+  storeConnection?: string;
   /** Outcomes rejected as too old or too far in the future. */
   staleOutcomes: number;
   storeErrors: number;

@@ -12,6 +12,12 @@ export interface HistoryStore {
   readonly kind: SqlClient['kind'];
   /** Inserts or corrects snapshots; rows whose counts did not change are left alone. Returns rows written. */
   upsertMinutes(rows: MinuteSnapshot[]): Promise<number>;
+  /**
+   * Like upsertMinutes, for copies that may be partial (a store that forgot): a minute's success and failure
+   * are replaced only by a pair with at least as many outcomes, and `started` only rises. `kept` counts the
+   * minutes whose history held more outcomes than the copy.
+   */
+  mergeMinutes(rows: MinuteSnapshot[]): Promise<{ written: number; kept: number }>;
   /** A channel's minutes with `from <= minute <= to`, oldest first. */
   minutes(channel: string, range: { from: number; to: number; limit?: number }): Promise<MinuteCounts[]>;
   /** Deletes at most `limit` minutes older than `before` (bounded, so a long backlog never holds a long lock). */
@@ -33,6 +39,31 @@ ON CONFLICT (channel, minute) DO UPDATE
        IS DISTINCT FROM (EXCLUDED.success, EXCLUDED.failure, EXCLUDED.started)
 RETURNING 1`;
 
+// The copy's pair wins only when it counts at least as many terminal outcomes: a failure upgraded to a later
+// success leaves the total alone, a store that forgot the minute lowers it.
+const copyHasAsMany = 'i.success + i.failure >= minute_snapshots.success + minute_snapshots.failure';
+const mergeTail = `
+ON CONFLICT (channel, minute) DO UPDATE
+   SET success = CASE WHEN ${copyHasAsMany.replaceAll('i.', 'EXCLUDED.')} THEN EXCLUDED.success ELSE minute_snapshots.success END,
+       failure = CASE WHEN ${copyHasAsMany.replaceAll('i.', 'EXCLUDED.')} THEN EXCLUDED.failure ELSE minute_snapshots.failure END,
+       started = GREATEST(minute_snapshots.started, EXCLUDED.started),
+       updated_at = now()
+ WHERE (${copyHasAsMany.replaceAll('i.', 'EXCLUDED.')}
+        AND (minute_snapshots.success, minute_snapshots.failure) IS DISTINCT FROM (EXCLUDED.success, EXCLUDED.failure))
+    OR EXCLUDED.started > minute_snapshots.started
+RETURNING 1`;
+
+/** `($1, to_timestamp($2 / 1000), $3, $4, $5), …` for a chunk of rows, its parameters pushed onto `params`. */
+function valuesOf(chunk: MinuteSnapshot[], params: unknown[]): string {
+  return chunk
+    .map((row) => {
+      const p = params.length;
+      params.push(row.channel, row.minute, row.success, row.failure, row.started);
+      return `($${p + 1}::text, to_timestamp($${p + 2}::float8 / 1000), $${p + 3}::int, $${p + 4}::int, $${p + 5}::int)`;
+    })
+    .join(', ');
+}
+
 export function createHistoryStore(db: SqlClient): HistoryStore {
   return {
     kind: db.kind,
@@ -42,18 +73,31 @@ export function createHistoryStore(db: SqlClient): HistoryStore {
       for (let start = 0; start < rows.length; start += rowsPerStatement) {
         const chunk = rows.slice(start, start + rowsPerStatement);
         const params: unknown[] = [];
-        const values = chunk.map((row) => {
-          const p = params.length;
-          params.push(row.channel, row.minute, row.success, row.failure, row.started);
-          return `($${p + 1}, to_timestamp($${p + 2}::float8 / 1000), $${p + 3}::int, $${p + 4}::int, $${p + 5}::int)`;
-        });
         const result = await db.query(
-          `INSERT INTO minute_snapshots (channel, minute, success, failure, started) VALUES ${values.join(', ')}${upsertTail}`,
+          `INSERT INTO minute_snapshots (channel, minute, success, failure, started) VALUES ${valuesOf(chunk, params)}${upsertTail}`,
           params,
         );
         written += result.length;
       }
       return written;
+    },
+    async mergeMinutes(rows) {
+      const total = { written: 0, kept: 0 };
+      for (let start = 0; start < rows.length; start += rowsPerStatement) {
+        const params: unknown[] = [];
+        // One statement: `kept` reads the rows as they were before the insert (a data-modifying CTE's snapshot).
+        const [counts] = await db.query<{ written: number; kept: number }>(
+          `WITH i (channel, minute, success, failure, started) AS (VALUES ${valuesOf(rows.slice(start, start + rowsPerStatement), params)}),
+                kept AS (SELECT count(*) AS n FROM i JOIN minute_snapshots USING (channel, minute) WHERE NOT (${copyHasAsMany})),
+                merged AS (INSERT INTO minute_snapshots (channel, minute, success, failure, started)
+                           SELECT channel, minute, success, failure, started FROM i${mergeTail})
+           SELECT (SELECT count(*) FROM merged)::int AS written, (SELECT n FROM kept)::int AS kept`,
+          params,
+        );
+        total.written += counts.written;
+        total.kept += counts.kept;
+      }
+      return total;
     },
     async minutes(channel, { from, to, limit = 50_000 }) {
       const rows = await db.query<{ minute: number; success: number; failure: number; started: number }>(

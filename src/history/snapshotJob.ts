@@ -1,6 +1,9 @@
 // Copies every channel's per-minute counts from the live store into the history table.
 // Each run rewrites the last few minutes as well as the new one, because a late callback (or a failure
 // upgraded to a success) changes a minute after it was first copied; unchanged rows are not rewritten.
+// A store that lost its data (Redis restarted empty) must not overwrite those minutes with its zeros: only
+// minutes the store holds completely (after its epoch began, docs/architecture.md) may lower history; older
+// minutes are merged, never lowered.
 import type { Clock } from '../clock.js';
 import type { PulseLogger, SuccessRates } from '../types.js';
 import type { HistoryStore, MinuteSnapshot } from './historyStore.js';
@@ -8,7 +11,7 @@ import type { HistoryStore, MinuteSnapshot } from './historyStore.js';
 const minuteMs = 60_000;
 
 export interface SnapshotJobOptions {
-  pulse: Pick<SuccessRates, 'channels' | 'minutes'>;
+  pulse: Pick<SuccessRates, 'channels' | 'minutes' | 'storeEpoch'>;
   history: HistoryStore;
   clock: Clock;
   /** How often to copy. Default 10 s: the dashboard's back-fill is then at most that old. */
@@ -27,6 +30,10 @@ export interface SnapshotJobStats {
   rowsWritten: number;
   rowsPruned: number;
   errors: number;
+  /** Minutes whose history held more outcomes than the store's copy, left as they were. */
+  minutesKept: number;
+  /** Times the store's epoch changed between runs: it restarted without its data. */
+  storeRestarts: number;
   /** Clock time of the last run that finished without error; null before the first. */
   lastSuccessAt: number | null;
 }
@@ -45,7 +52,16 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
   const lookbackMs = (options.lookbackMinutes ?? 10) * minuteMs;
   const backfillMs = (options.backfillMinutes ?? 120) * minuteMs;
   const retentionMs = (options.retentionDays ?? 90) * 24 * 3600_000;
-  const stats: SnapshotJobStats = { runs: 0, rowsWritten: 0, rowsPruned: 0, errors: 0, lastSuccessAt: null };
+  const stats: SnapshotJobStats = {
+    runs: 0,
+    rowsWritten: 0,
+    rowsPruned: 0,
+    errors: 0,
+    minutesKept: 0,
+    storeRestarts: 0,
+    lastSuccessAt: null,
+  };
+  let epochId: string | undefined;
   let chain: Promise<unknown> = Promise.resolve();
   let stopped = false;
 
@@ -66,7 +82,21 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     for (const channel of await pulse.channels()) {
       for (const m of await pulse.minutes(channel, { from, to: now })) rows.push({ channel, ...m });
     }
-    const written = await history.upsertMinutes(rows);
+    // Read after the minutes: a store emptied before or during those reads answers with an epoch newer than them.
+    const epoch = await pulse.storeEpoch();
+    if (epochId !== undefined && epoch.id !== epochId) {
+      stats.storeRestarts += 1;
+      logger?.warn(
+        { previousEpoch: epochId, epoch: epoch.id, epochStartedAt: new Date(epoch.startedAt).toISOString() },
+        'paypulse: the live store restarted without its data; history keeps the minutes it had',
+      );
+    }
+    epochId = epoch.id;
+    const complete = rows.filter((row) => row.minute >= epoch.completeFrom);
+    const partial = rows.filter((row) => row.minute < epoch.completeFrom);
+    const merged = await history.mergeMinutes(partial);
+    const written = (await history.upsertMinutes(complete)) + merged.written;
+    stats.minutesKept += merged.kept;
     if (retentionMs > 0) stats.rowsPruned += await history.prune(currentMinute - retentionMs);
     stats.runs += 1;
     stats.rowsWritten += written;

@@ -1,6 +1,7 @@
 // The Fastify application of `paypulse serve`: API routes, stream, metrics, probes, OpenAPI at /docs and the
 // dashboard. It owns no process-level resources (sockets, signal handlers, the snapshot timer): startService
 // does, so tests build as many apps as they like and drive them with inject().
+import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -28,7 +29,7 @@ import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 /** Bodies over 5 MB are refused with 413: the largest batch a client needs is far smaller. */
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
-export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents'> & { token?: string };
+export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents'> & Partial<Pick<ServiceConfig, 'dataDir'>> & { token?: string };
 
 export interface BuildAppOptions {
   pulse: Pulse;
@@ -118,7 +119,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerRoutingRoutes(app, pulse.routing);
   registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop });
   registerMetricsRoute(app, metrics.registry);
-  registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown });
+  const durable = config.dataDir ? join(config.dataDir, 'spill') : undefined;
+  registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown, durable });
   await registerDashboard(app);
 
   // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.

@@ -5,7 +5,7 @@
 // Read-your-writes holds: a read joins an in-flight one only if no write through this coalescer completed
 // since that one started, so a client that got 200 for its POST never sees numbers from before it.
 // (Writes through other instances sharing a Redis have no such promise from any read path.)
-import type { FailedRequest, MinuteCounts, Outcome, PulseHealth, Rate, RecordManyResult, RecordResult, SuccessRates, WindowQuery } from '../types.js';
+import type { FailedRequest, MinuteCounts, Outcome, PulseHealth, Rate, RecordManyResult, RecordResult, StoreEpochInfo, SuccessRates, WindowQuery } from '../types.js';
 
 export class ReadCoalescer implements SuccessRates {
   private readonly inFlight = new Map<string, Promise<unknown>>();
@@ -33,6 +33,10 @@ export class ReadCoalescer implements SuccessRates {
 
   rate(channel: string, query?: WindowQuery): Promise<Rate> {
     return this.shared(['rate', channel, query], () => this.source.rate(channel, query));
+  }
+
+  storeEpoch(): Promise<StoreEpochInfo> {
+    return this.source.storeEpoch();
   }
 
   lastN(channel: string, query: { n: number; dims?: Record<string, string> }): Promise<Rate> {

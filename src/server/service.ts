@@ -47,7 +47,8 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
   const metrics = createServiceMetrics();
   const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs } = config;
   const routing = config.routing as RoutingOptions | undefined;
-  const pulse = await createPulse({ redis, namespace, strategy, windows, minSamples, recordTimeoutMs, routing, clock, logger }, metrics.observer);
+  const { dataDir } = config;
+  const pulse = await createPulse({ redis, namespace, strategy, windows, minSamples, recordTimeoutMs, dataDir, routing, clock, logger }, metrics.observer);
   const opened: (() => Promise<unknown>)[] = [() => pulse.close()];
   try {
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

@@ -1,5 +1,6 @@
 // The success-rate engine behind `createPulse()`: validation, the coalescing recorder, and reads that
 // fall back to the last known value (flagged stale) when the store cannot answer.
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError, ValidationError } from '../errors.js';
 import type { StatsStore } from '../store/ports/stats.js';
@@ -13,12 +14,15 @@ import type {
   Rate,
   RecordManyResult,
   RecordResult,
+  StoreEpochInfo,
   WindowQuery,
 } from '../types.js';
 import { toRate } from './rate.js';
 import { addRecords, noRecords, oneHot } from './recordResults.js';
 import { Recorder } from './recorder.js';
 import { SeriesPlan } from './series.js';
+import type { DegradationSwitch } from './degradation.js';
+import type { DurableSpill } from './spill/durableSpill.js';
 import type { ResolvedSettings } from './settings.js';
 import { assertChannel, assertOutcomes, type ValidationRules } from './validate.js';
 import { parseWindow, windowSeconds } from './windows.js';
@@ -35,6 +39,8 @@ export class SuccessRateEngine implements SuccessRates {
   /** Last value read per (channel, series, window): what reads answer with while the store is down. */
   private readonly lastKnown = new Map<string, Rate>();
   private closed = false;
+  /** The process's degradation switch, fed with every store write's verdict. */
+  private readonly degradation: DegradationSwitch | undefined;
 
   constructor(
     private readonly store: StatsStore,
@@ -42,11 +48,13 @@ export class SuccessRateEngine implements SuccessRates {
     private readonly clock: Clock,
     private readonly logger?: PulseLogger,
     onBatch?: (size: number, ms: number) => void,
+    durability: { spill?: DurableSpill; degradation?: DegradationSwitch } = {},
   ) {
+    this.degradation = durability.degradation;
     this.windows = settings.windows;
     this.plan = new SeriesPlan(settings.dimensions, settings.excusedCodes);
     this.rules = settings.restrictDims ? { allowedDims: this.plan.dimensionNames } : {};
-    this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch);
+    this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch, durability.spill, (failed) => this.degradation?.observe(failed));
   }
 
   async record(outcome: Outcome): Promise<RecordResult> {
@@ -137,6 +145,11 @@ export class SuccessRateEngine implements SuccessRates {
     return this.guard(() => this.store.listChannels(now - this.settings.horizonMs, now));
   }
 
+  async storeEpoch(): Promise<StoreEpochInfo> {
+    const { id, startedAt } = await this.guard(() => this.store.readEpoch(randomUUID(), this.clock.now()));
+    return { id, startedAt, completeFrom: startedAt + this.settings.skewToleranceMs };
+  }
+
   health(): PulseHealth {
     const s = this.recorder.stats;
     return {
@@ -144,11 +157,13 @@ export class SuccessRateEngine implements SuccessRates {
       strategy: this.settings.strategy,
       storeReachable: s.storeReachable,
       bufferedOutcomes: this.recorder.bufferedOutcomes,
+      spilledOutcomes: this.recorder.spilledOutcomes,
       droppedOutcomes: s.droppedOutcomes,
       staleOutcomes: s.staleOutcomes,
       storeErrors: s.storeErrors,
       batches: s.batches,
       lastBatchSize: s.lastBatchSize,
+      degradationLevel: this.degradation?.level ?? 0,
     };
   }
 

@@ -4,13 +4,15 @@
 // Fail open: when the store fails or is slower than its timeout, outcomes wait in a bounded
 // buffer and the caller gets `buffered: 1` at once; the buffer is written when the store answers
 // again (dedup makes a retry of a write that did land harmless). What overflows is dropped, counted
-// and logged, never silently.
+// and logged, never silently. With a data folder the buffer is the durable spill instead (spill/): the
+// outcomes are fsync'd to a journal before `buffered` is answered, and replayed from it when the store is back.
 import type { Clock } from '../clock.js';
 import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/ports/stats.js';
 import type { Outcome, PulseLogger } from '../types.js';
 import { hashId } from './hash.js';
 import type { RecordVerdict } from './recordResults.js';
 import type { SeriesPlan } from './series.js';
+import type { DurableSpill } from './spill/durableSpill.js';
 import type { ResolvedSettings } from './settings.js';
 
 /** One submit() call: its results fill in as its outcomes' batches finish. */
@@ -23,6 +25,8 @@ interface Call {
 interface Item {
   channel: string;
   stored: StoredOutcome;
+  /** What the caller sent: the durable spill keeps the public shape, which outlives an upgrade. */
+  outcome?: Outcome;
   /** Absent for outcomes retried from the buffer: their caller already got `buffered`. */
   call?: Call;
   index?: number;
@@ -77,7 +81,18 @@ export class Recorder {
     private readonly logger: PulseLogger | undefined,
     /** Called after each written batch with its size and duration, for metrics. */
     private readonly onBatch?: (size: number, ms: number) => void,
-  ) {}
+    private readonly spill?: DurableSpill,
+    /** Called with each store write's verdict, for the degradation switch. */
+    private readonly onStoreCall?: (failed: boolean) => void,
+  ) {
+    // What an earlier process spilled goes to the store as soon as it answers.
+    if (spill && spill.pendingOutcomes > 0) this.scheduleRetry();
+  }
+
+  /** Outcomes in the durable spill, waiting for the store. */
+  get spilledOutcomes(): number {
+    return this.spill?.pendingOutcomes ?? 0;
+  }
 
   get bufferedOutcomes(): number {
     return this.buffer.length;
@@ -93,14 +108,8 @@ export class Recorder {
       outcomes.forEach((o, index) => {
         this.queue.push({
           channel: o.channel,
-          stored: {
-            requestId: o.requestId,
-            status: statusCodes[o.status],
-            at: o.at,
-            code: o.code ?? '',
-            series: this.plan.seriesOf(o.dims, o.status === 'failure' ? o.code : undefined),
-            hash: hashId(o.requestId),
-          },
+          stored: this.toStored(o),
+          outcome: o,
           call,
           index,
         });
@@ -172,10 +181,14 @@ export class Recorder {
     const writes = channels.map((channel) => {
       const items = byChannel.get(channel)!;
       return this.store.recordBatch(channel, items.map((i) => i.stored), now, timeoutMs).then(
-        (codes) => items.forEach((item, i) => settle(item, verdictOfCode[codes[i]] ?? 'accepted')),
+        (codes) => {
+          this.onStoreCall?.(false);
+          items.forEach((item, i) => settle(item, verdictOfCode[codes[i]] ?? 'accepted'));
+        },
         (err: unknown) => {
           ok = false;
-          this.bufferFailed(items, err);
+          this.onStoreCall?.(true);
+          return this.spill && items.every((i) => i.outcome) ? this.spillFailed(items, err) : this.bufferFailed(items, err);
         },
       );
     });
@@ -189,22 +202,77 @@ export class Recorder {
       this.stats.storeReachable = true;
       this.logger?.info({ buffered: this.buffer.length }, 'paypulse: store reachable again, writing buffered outcomes');
     }
-    if (ok && this.buffer.length > 0) this.scheduleRetry();
+    if (ok && (this.buffer.length > 0 || this.spilledOutcomes > 0)) this.scheduleRetry();
     return ok;
   }
 
-  private bufferFailed(items: Item[], err: unknown): void {
+  /** Durable first: `buffered` is answered only once the journal has the outcomes on disk. */
+  private async spillFailed(items: Item[], err: unknown): Promise<void> {
+    this.noteUnreachable(err);
+    try {
+      await this.spill!.spill(items.map((i) => i.outcome!));
+    } catch (spillErr) {
+      // A full journal or a failing disk: the bounded memory buffer is what is left.
+      this.logger?.error({ err: String(spillErr) }, 'paypulse: spill journal refused outcomes; buffering them in memory');
+      this.bufferFailed(items, err);
+      return;
+    }
+    for (const item of items) settle(item, 'buffered');
+    this.scheduleRetry();
+  }
+
+  private noteUnreachable(err: unknown): void {
     this.stats.storeErrors++;
     if (this.stats.storeReachable) {
       this.stats.storeReachable = false;
       this.logger?.warn({ err: String(err) }, 'paypulse: store unavailable, buffering outcomes (fail open)');
     }
+  }
+
+  /** Journal outcomes straight to the store, grouped by channel; false at the first store failure. */
+  private async writeSpilled(outcomes: Outcome[]): Promise<boolean> {
+    const now = this.clock.now();
+    const byChannel = new Map<string, StoredOutcome[]>();
+    for (const o of outcomes) {
+      if (o.at < now - this.settings.horizonMs || o.at > now + this.settings.skewToleranceMs) {
+        this.stats.staleOutcomes++;
+        continue;
+      }
+      const list = byChannel.get(o.channel) ?? [];
+      if (list.length === 0) byChannel.set(o.channel, list);
+      list.push(this.toStored(o));
+    }
+    try {
+      const timeoutMs = this.settings.recordTimeoutMs + Math.ceil(outcomes.length * perOutcomeAllowanceMs);
+      await Promise.all([...byChannel].map(([channel, stored]) => this.store.recordBatch(channel, stored, now, timeoutMs)));
+      await this.store.touchChannels([...byChannel.keys()], now, timeoutMs).catch(() => undefined);
+      this.onStoreCall?.(false);
+      return true;
+    } catch {
+      this.onStoreCall?.(true);
+      return false;
+    }
+  }
+
+  private toStored(o: Outcome): StoredOutcome {
+    return {
+      requestId: o.requestId,
+      status: statusCodes[o.status],
+      at: o.at,
+      code: o.code ?? '',
+      series: this.plan.seriesOf(o.dims, o.status === 'failure' ? o.code : undefined),
+      hash: hashId(o.requestId),
+    };
+  }
+
+  private bufferFailed(items: Item[], err: unknown): void {
+    this.noteUnreachable(err);
     const room = this.settings.bufferLimit - this.buffer.length;
     const kept = items.slice(0, Math.max(0, room));
     const dropped = items.length - kept.length;
     for (const item of kept) {
       settle(item, 'buffered');
-      this.buffer.push({ channel: item.channel, stored: item.stored });
+      this.buffer.push({ channel: item.channel, stored: item.stored, outcome: item.outcome });
     }
     if (dropped > 0) {
       this.stats.droppedOutcomes += dropped;
@@ -224,11 +292,16 @@ export class Recorder {
     this.retryTimer.unref();
   }
 
-  /** Writes buffered outcomes; true when the buffer is empty afterwards. */
+  /** Writes buffered (and spilled) outcomes; true when both are empty afterwards. */
   async retryBuffer(): Promise<boolean> {
     await this.idle();
     while (this.buffer.length > 0) {
       if (!(await this.writeBatch(this.buffer.splice(0, this.settings.maxBatch)))) return false;
+    }
+    if (this.spill && this.spill.pendingOutcomes > 0) {
+      const emptied = await this.spill.replay((outcomes) => this.writeSpilled(outcomes));
+      if (!emptied) this.scheduleRetry();
+      return emptied;
     }
     return true;
   }
@@ -239,5 +312,6 @@ export class Recorder {
     if (this.buffer.length > 0) await this.retryBuffer();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    await this.spill?.close();
   }
 }

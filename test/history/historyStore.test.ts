@@ -62,6 +62,32 @@ describe.each(backends)('history store on $name', (backend) => {
     ]);
   });
 
+  it('merges a partial copy without lowering a minute, and counts the minutes it kept', async () => {
+    const at = t0 + 100 * minute;
+    await store.upsertMinutes([
+      { channel: 'merge', minute: at, success: 1220, failure: 21, started: 30 },
+      { channel: 'merge', minute: at + minute, success: 5, failure: 5, started: 2 },
+    ]);
+    const merged = await store.mergeMinutes([
+      { channel: 'merge', minute: at, success: 0, failure: 0, started: 0 }, // a store that forgot: kept
+      { channel: 'merge', minute: at + minute, success: 9, failure: 1, started: 0 }, // as many outcomes: taken, started stays
+      { channel: 'merge', minute: at + 2 * minute, success: 3, failure: 0, started: 1 }, // new: inserted
+    ]);
+    expect(merged).toEqual({ written: 2, kept: 1 });
+    expect(await store.minutes('merge', { from: at, to: at + 2 * minute })).toEqual([
+      { minute: at, success: 1220, failure: 21, started: 30 },
+      { minute: at + minute, success: 9, failure: 1, started: 2 },
+      { minute: at + 2 * minute, success: 3, failure: 0, started: 1 },
+    ]);
+    // A lower pair with more started requests raises only `started`; the same copy again writes nothing.
+    expect(await store.mergeMinutes([{ channel: 'merge', minute: at, success: 7, failure: 0, started: 40 }])).toEqual({ written: 1, kept: 1 });
+    expect(await store.mergeMinutes([{ channel: 'merge', minute: at, success: 7, failure: 0, started: 40 }])).toEqual({ written: 0, kept: 1 });
+    expect(await store.minutes('merge', { from: at, to: at })).toEqual([{ minute: at, success: 1220, failure: 21, started: 40 }]);
+    // upsertMinutes is for copies known complete: it does lower.
+    expect(await store.upsertMinutes([{ channel: 'merge', minute: at, success: 1, failure: 0, started: 0 }])).toBe(1);
+    expect(await store.minutes('merge', { from: at, to: at })).toEqual([{ minute: at, success: 1, failure: 0, started: 0 }]);
+  });
+
   it('writes batches larger than one statement holds', async () => {
     const rows = Array.from({ length: 4_500 }, (_, i) => ({
       channel: 'bulk',

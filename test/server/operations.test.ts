@@ -39,6 +39,8 @@ describe.each(engines)('operations routes on $name', (engine) => {
         store: { ok: true, kind: `${engine.name}/buckets` },
         history: { ok: true, kind: 'pglite' },
       },
+      degradationLevel: 0,
+      buffering: engine.name === 'memory' ? 'embedded store: nothing waits for a store' : expect.stringMatching(/^memory only: .* lost if the process dies/),
     });
   });
 

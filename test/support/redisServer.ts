@@ -71,8 +71,9 @@ async function killChild(child: ChildProcess | undefined): Promise<void> {
   });
 }
 
-export async function startRedis(extraArgs: string[] = []): Promise<LocalRedis> {
-  const port = await freePort();
+/** `port` picks the port (a test that first connects to a port nobody listens on); a free one otherwise. */
+export async function startRedis(extraArgs: string[] = [], options: { port?: number } = {}): Promise<LocalRedis> {
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'paypulse-redis-'));
   let child: ChildProcess | undefined;
   const start = async () => {

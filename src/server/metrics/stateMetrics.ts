@@ -27,6 +27,22 @@ export function registerHealthMetrics(registry: client.Registry, pulse: Pick<Suc
       this.set(readHealth().bufferedOutcomes);
     },
   });
+  new client.Gauge({
+    name: 'paypulse_store_spilled_outcomes',
+    help: 'Outcomes waiting in the durable spill journal (data folder) for the store to come back.',
+    registers: [registry],
+    collect() {
+      this.set(readHealth().spilledOutcomes);
+    },
+  });
+  new client.Gauge({
+    name: 'paypulse_degradation_level',
+    help: '0 normal, 1 store failing (record path to the spill, kit on PostgreSQL), 2 failing badly (non-essential work paused).',
+    registers: [registry],
+    collect() {
+      this.set(readHealth().degradationLevel);
+    },
+  });
   mirroredCounter(registry, 'paypulse_store_dropped_outcomes_total', 'Outcomes dropped because the retry buffer was full.', () => readHealth().droppedOutcomes);
   mirroredCounter(registry, 'paypulse_store_errors_total', 'Store errors seen by the library (timeouts, connection errors, script errors).', () => readHealth().storeErrors);
   mirroredCounter(registry, 'paypulse_store_batches_total', 'Record batches sent to the store.', () => readHealth().batches);

@@ -11,6 +11,8 @@ export interface HealthRouteOptions {
   pulse: Pick<SuccessRates, 'health' | 'channels'>;
   history: Pick<HistoryStore, 'ping' | 'kind'>;
   isShuttingDown: () => boolean;
+  /** The spill folder when outcomes are spilled durably; absent when they wait in memory. */
+  durable?: string;
 }
 
 interface Check {
@@ -48,10 +50,13 @@ const readySchema = {
   properties: {
     status: { type: 'string', enum: ['ready', 'not ready'] },
     checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, shutdown: checkSchema } },
+    degradationLevel: { type: 'integer', enum: [0, 1, 2] },
+    /** Where outcomes wait while the store is down: a durable journal, or memory (lost if the process dies). */
+    buffering: { type: 'string' },
   },
 } as const;
 
-export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown }: HealthRouteOptions): void {
+export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown, durable }: HealthRouteOptions): void {
   app.get(
     '/healthz',
     {
@@ -72,14 +77,21 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isS
         probe(`${health.store}/${health.strategy}`, async () => {
           await pulse.channels();
           // The library's own view: it may be buffering (fail open) even if this one read got through.
-          if (!pulse.health().storeReachable) throw new Error(`store failing; ${pulse.health().bufferedOutcomes} outcomes buffered`);
+          const h = pulse.health();
+          if (!h.storeReachable) throw new Error(`${h.storeConnection ?? 'store failing'}; ${h.bufferedOutcomes} outcomes buffered, ${h.spilledOutcomes} spilled`);
         }),
         probe(history.kind, () => history.ping()),
       ]);
       const checks: Record<string, Check> = { store, history: historyCheck };
       if (isShuttingDown()) checks.shutdown = { ok: false, kind: 'process', detail: 'shutting down' };
       const ready = Object.values(checks).every((c) => c.ok);
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+      const now = pulse.health();
+      const buffering = now.store === 'memory'
+        ? 'embedded store: nothing waits for a store'
+        : durable
+        ? `durable: spill journal in ${durable}`
+        : 'memory only: outcomes buffered while the store is down are lost if the process dies (set PAYPULSE_DATA_DIR)';
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks, degradationLevel: now.degradationLevel, buffering });
     },
   );
 }

@@ -23,6 +23,11 @@ export function channelsKey(namespace: string): string {
   return `${namespace}:channels`;
 }
 
+/** `<id>:<startedAt>` of the store's epoch: it lives as long as the data, so an emptied Redis has none. */
+export function epochKey(namespace: string): string {
+  return `${namespace}:epoch`;
+}
+
 /**
  * The ledger shard holding a request's state, `<prefix>l:<shard>`. The client sends it with each
  * outcome: built in Lua, that concatenation was ≈ 3 % of the record path's Redis CPU.

@@ -1,12 +1,14 @@
 // The embedded engine of the success-rate port: the default for a single process without Redis.
 // It follows the Redis scripts step by step (includes/outcome.lua is the reference), so both engines
 // pass one conformance suite. `strategy` only changes the Redis layout, so it is ignored here.
+import { randomUUID } from 'node:crypto';
 import type { FailedRequest, MinuteCounts } from '../../types.js';
 import {
   RecordCode,
   StatusCode,
   type EngineSettings,
   type StatsStore,
+  type StoreEpoch,
   type StoredOutcome,
   type WindowCounts,
 } from '../ports/stats.js';
@@ -50,8 +52,19 @@ export class MemoryStatsStore implements StatsStore {
   readonly kind = 'memory' as const;
   private readonly channels = new Map<string, ChannelData>();
   private readonly lastSeen = new Map<string, number>();
+  /** This process's memory is the store: its epoch begins at the first call and ends with the process. */
+  private epoch: StoreEpoch | undefined;
 
   constructor(private readonly settings: EngineSettings) {}
+
+  async readEpoch(newId: string, now: number): Promise<StoreEpoch> {
+    this.epoch ??= { id: newId, startedAt: now };
+    return this.epoch;
+  }
+
+  private beginEpoch(now: number): void {
+    this.epoch ??= { id: randomUUID(), startedAt: now };
+  }
 
   private data(channel: string): ChannelData {
     let d = this.channels.get(channel);
@@ -60,6 +73,7 @@ export class MemoryStatsStore implements StatsStore {
   }
 
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, _timeoutMs?: number): Promise<RecordCode[]> {
+    this.beginEpoch(now);
     const op = new ChannelOp(this.data(channel), this.settings, now);
     op.sweepTimeouts();
     const codes = outcomes.map((o) => op.apply(o));

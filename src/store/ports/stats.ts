@@ -56,6 +56,16 @@ export interface EngineSettings {
   zsetShards: number;
 }
 
+/**
+ * When this store's memory began. The store writes it at first use and keeps it as long as its data, so a
+ * store that lost its data (a Redis restarted empty, a new process's memory engine) answers with a new one:
+ * outcomes counted in minutes starting after `startedAt` are all in this store, earlier minutes may be partial.
+ */
+export interface StoreEpoch {
+  id: string;
+  startedAt: number;
+}
+
 export interface StatsStore {
   readonly kind: 'redis' | 'redis-cluster' | 'memory';
   /**
@@ -75,5 +85,7 @@ export interface StatsStore {
   touchChannels(channels: string[], now: number, timeoutMs: number): Promise<void>;
   /** Channels seen since `sinceMs`, sorted. */
   listChannels(sinceMs: number, now: number): Promise<string[]>;
+  /** This store's epoch, written at the first call and refreshed on each; `id` is used only when it is new. */
+  readEpoch(newId: string, now: number): Promise<StoreEpoch>;
   close(): Promise<void>;
 }

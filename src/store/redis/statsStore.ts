@@ -1,9 +1,10 @@
 // The Redis engine of the success-rate port: one Lua call per channel and operation.
 import type { FailedRequest, MinuteCounts } from '../../types.js';
-import { channelPrefix, channelsKey, ledgerKey } from '../keys/stats.js';
-import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
+import { channelPrefix, channelsKey, epochKey, ledgerKey } from '../keys/stats.js';
+import { StatusCode, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
 import { channelScriptArgs, ledgerState } from './layouts.js';
+import { FailoverReplay } from './failoverReplay.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
 import { loadScript, type LuaScript } from './scripts.js';
@@ -17,6 +18,9 @@ const scriptFiles = {
 export class RedisStatsStore implements StatsStore {
   readonly kind: 'redis' | 'redis-cluster';
   private readonly script: LuaScript;
+  private readonly epochScript = loadScript('storeEpoch-1.lua');
+  /** Sentinel only: recent batches, written again to a new primary (see failoverReplay.ts). */
+  private readonly replay: FailoverReplay | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -24,6 +28,11 @@ export class RedisStatsStore implements StatsStore {
   ) {
     this.kind = redis.isCluster ? 'redis-cluster' : 'redis';
     this.script = loadScript(scriptFiles[settings.strategy]);
+    if (redis.kind === 'sentinel') {
+      const replay = new FailoverReplay({ rewrite: (channel, outcomes, now) => this.writeBatch(channel, outcomes, now, 5_000) });
+      redis.onPrimaryChange(() => replay.primaryChanged());
+      this.replay = replay;
+    }
   }
 
   private call(channel: string, op: string, now: number, args: RedisArg[], timeoutMs?: number): Promise<RedisReply> {
@@ -32,6 +41,12 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
+    const codes = await this.writeBatch(channel, outcomes, now, timeoutMs);
+    this.replay?.remember(channel, outcomes, now);
+    return codes;
+  }
+
+  private async writeBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
     // Outcomes share few distinct series lists: the batch sends each list once, and each outcome
     // refers to its list by number (ops.lua has the batch's layout).
     const groupOf = new Map<string, number>();
@@ -121,6 +136,14 @@ export class RedisStatsStore implements StatsStore {
     return [...reply].sort();
   }
 
+  async readEpoch(newId: string, now: number): Promise<StoreEpoch> {
+    const reply = String(await this.redis.runScript(this.epochScript, [epochKey(this.settings.namespace)], [newId, now, this.settings.retentionMs]));
+    const split = reply.lastIndexOf(':');
+    return { id: reply.slice(0, split), startedAt: Number(reply.slice(split + 1)) };
+  }
+
   /** The connection belongs to createPulse(), which closes it after the kit. */
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.replay?.close();
+  }
 }

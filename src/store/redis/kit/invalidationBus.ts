@@ -5,7 +5,10 @@
 // listener is told to `reset()` (drop its local tier), and `isLive()` is false while it is away.
 import type { RedisClientType, RedisClusterType } from 'redis';
 import type { InvalidationHandlers, InvalidationSubscription } from '../../ports/kit.js';
+import type { AnyClient as ConnectionClient } from '../connection.js';
 
+// A Sentinel client offers the same duplicate/subscribe/unsubscribe/close as the other two (its pub/sub
+// follows the primary through failovers); the union of their declared types has no callable signatures.
 type AnyClient = RedisClientType | RedisClusterType;
 
 export class InvalidationBus {
@@ -14,11 +17,14 @@ export class InvalidationBus {
   private readonly listeners = new Map<string, Set<InvalidationHandlers>>();
   private readonly subscribed = new Set<string>();
   private everReady = false;
+  private readonly parent: AnyClient;
 
   constructor(
-    private readonly parent: AnyClient,
+    parentClient: ConnectionClient,
     private readonly subscribeTimeoutMs: number,
-  ) {}
+  ) {
+    this.parent = parentClient as AnyClient;
+  }
 
   async subscribe(channel: string, handlers: InvalidationHandlers): Promise<InvalidationSubscription> {
     let set = this.listeners.get(channel);
