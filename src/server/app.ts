@@ -12,6 +12,7 @@ import type { ServiceConfig } from './config.js';
 import { registerDashboard } from './dashboard.js';
 import { acceptGzipBodies } from './gzipBodies.js';
 import { installErrorHandlers } from './httpErrors.js';
+import { parseJsonBodies } from './jsonBodies.js';
 import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
 import { registerChannelRoutes } from './routes/channels.js';
@@ -93,7 +94,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   installErrorHandlers(app);
   // The API speaks JSON only; a text/plain body is a client bug better named by 415 than by a parse error.
   app.removeContentTypeParser('text/plain');
-  acceptGzipBodies(app);
+  parseJsonBodies(app);
+  acceptGzipBodies(app, bodyLimitBytes);
   metrics.instrumentHttp(app);
   if (config.token) requireTokenForWrites(app, config.token);
   for (const schema of sharedSchemas) app.addSchema(schema);
@@ -123,7 +125,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.
   app.addHook('onResponse', (request, reply, done) => {
-    if (reply.statusCode >= 400) {
+    if (reply.statusCode >= 400 && !request.routeOptions.config.logsOwnFailures) {
       const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
       if (reply.statusCode >= 500) request.log.error(line, 'request failed');
       else request.log.info(line, 'request rejected');

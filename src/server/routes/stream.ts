@@ -35,7 +35,7 @@ export function registerStreamRoute(app: FastifyInstance, { hub, onDrop }: Strea
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { lastEventId: { type: 'integer', minimum: 0 } },
+          properties: { lastEventId: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } },
         },
         headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^\\d{0,15}$' } } },
         produces: ['text/event-stream'],
