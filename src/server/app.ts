@@ -9,6 +9,7 @@ import type { HistoryStore, SnapshotJob } from '../history/index.js';
 import type { Pulse } from '../pulse.js';
 import { requireTokenForWrites } from './auth.js';
 import type { ServiceConfig } from './config.js';
+import { connectionOptions, limitConnections, type ConnectionLimits } from './connectionLimits.js';
 import { registerDashboard } from './dashboard.js';
 import { acceptGzipBodies } from './gzipBodies.js';
 import { installErrorHandlers } from './httpErrors.js';
@@ -29,7 +30,8 @@ import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 /** Bodies over 5 MB are refused with 413: the largest batch a client needs is far smaller. */
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
-export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents'> & { token?: string };
+export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp'> &
+  ConnectionLimits & { token?: string };
 
 export interface BuildAppOptions {
   pulse: Pulse;
@@ -68,6 +70,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const { pulse, metrics, history, config, logger, snapshots } = options;
   const clock = options.clock ?? systemClock;
   const app = Fastify({
+    ...connectionOptions(config),
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: bodyLimitBytes,
     // Per-request access logs at hundreds of ingest calls a second would dwarf everything else; errors are
@@ -97,6 +100,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   parseJsonBodies(app);
   acceptGzipBodies(app, bodyLimitBytes);
   metrics.instrumentHttp(app);
+  limitConnections(app, config, metrics.countRefusedConnection);
   if (config.token) requireTokenForWrites(app, config.token);
   for (const schema of sharedSchemas) app.addSchema(schema);
 
@@ -118,7 +122,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerOutcomeRoutes(app, reads);
   registerChannelRoutes(app, { pulse: reads, history, clock, thresholds: config.thresholds });
   registerRoutingRoutes(app, pulse.routing);
-  registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop });
+  registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop, maxStreamsPerIp: config.maxStreamsPerIp });
   registerMetricsRoute(app, metrics.registry);
   registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown });
   await registerDashboard(app);

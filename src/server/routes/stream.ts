@@ -3,6 +3,7 @@
 // stops reading (its socket buffer past 1 MiB) rather than buffering without bound; that client reconnects
 // with Last-Event-ID and catches up from the replay buffer.
 import type { FastifyInstance } from 'fastify';
+import { sendError } from '../httpErrors.js';
 import type { EventHub, StreamEvent } from '../stream/eventHub.js';
 
 const heartbeatMs = 15_000;
@@ -12,10 +13,33 @@ export interface StreamRouteOptions {
   hub: EventHub;
   /** Called on every event write failure or slow-client drop, for metrics. */
   onDrop?: () => void;
+  /** Concurrent streams one client address may hold; a stream is a socket for hours, so they add up. */
+  maxStreamsPerIp?: number;
 }
 
-export function registerStreamRoute(app: FastifyInstance, { hub, onDrop }: StreamRouteOptions): void {
+/** Open streams per client address; an address leaves the map with its last stream. */
+class StreamsPerAddress {
+  private readonly open = new Map<string, number>();
+  constructor(private readonly max: number) {}
+
+  /** false: the address is at its limit. */
+  take(address: string): boolean {
+    const count = this.open.get(address) ?? 0;
+    if (count >= this.max) return false;
+    this.open.set(address, count + 1);
+    return true;
+  }
+
+  release(address: string): void {
+    const count = (this.open.get(address) ?? 1) - 1;
+    if (count <= 0) this.open.delete(address);
+    else this.open.set(address, count);
+  }
+}
+
+export function registerStreamRoute(app: FastifyInstance, { hub, onDrop, maxStreamsPerIp = 20 }: StreamRouteOptions): void {
   const open = new Set<() => void>();
+  const perAddress = new StreamsPerAddress(maxStreamsPerIp);
 
   // preClose runs before the server stops accepting: without it a graceful shutdown would wait forever on
   // connections that by design never end.
@@ -45,6 +69,11 @@ export function registerStreamRoute(app: FastifyInstance, { hub, onDrop }: Strea
       const query = request.query as { lastEventId?: number };
       const header = request.headers['last-event-id'];
       const lastEventId = header ? Number(header) : query.lastEventId;
+      const address = request.ip;
+      if (!perAddress.take(address)) {
+        sendError(reply, 'PP_ERR_TOO_MANY_STREAMS', `this address already holds ${maxStreamsPerIp} open streams; close one first`);
+        return;
+      }
 
       reply.hijack();
       const res = reply.raw;
@@ -86,6 +115,7 @@ export function registerStreamRoute(app: FastifyInstance, { hub, onDrop }: Strea
         clearInterval(heartbeat);
         unsubscribe();
         open.delete(end);
+        perAddress.release(address);
         res.end();
       }
       open.add(end);
