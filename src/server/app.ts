@@ -30,7 +30,7 @@ import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 /** Bodies over 5 MB are refused with 413: the largest batch a client needs is far smaller. */
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
-export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp'> &
+export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs'> &
   ConnectionLimits & { token?: string };
 
 export interface BuildAppOptions {
@@ -122,7 +122,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerOutcomeRoutes(app, reads);
   registerChannelRoutes(app, { pulse: reads, history, clock, thresholds: config.thresholds });
   registerRoutingRoutes(app, pulse.routing);
-  registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop, maxStreamsPerIp: config.maxStreamsPerIp });
+  registerStreamRoute(app, {
+    hub,
+    onDrop: metrics.countStreamDrop,
+    maxStreamsPerIp: config.maxStreamsPerIp,
+    maxBufferedBytes: config.streamMaxBufferedBytes,
+    stallGraceMs: config.streamStallGraceMs,
+  });
   registerMetricsRoute(app, metrics.registry);
   registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown });
   await registerDashboard(app);

@@ -1,13 +1,14 @@
 // GET /v1/stream: server-sent events from the EventHub. Replays what a reconnecting client missed
-// (Last-Event-ID), sends a comment every 15 s so idle proxies keep the connection, and drops a client that
-// stops reading (its socket buffer past 1 MiB) rather than buffering without bound; that client reconnects
-// with Last-Event-ID and catches up from the replay buffer.
+// (Last-Event-ID), sends a comment every 15 s so idle proxies keep the connection, and holds back events
+// from a client that stops reading (BackPressuredWriter): a few hundred kB buffered at most, caught up from
+// the replay buffer when it reads again, disconnected if it does not within the grace period; that client
+// reconnects with Last-Event-ID and catches up from the replay buffer.
 import type { FastifyInstance } from 'fastify';
 import { sendError } from '../httpErrors.js';
-import type { EventHub, StreamEvent } from '../stream/eventHub.js';
+import { BackPressuredWriter } from '../stream/backPressure.js';
+import type { EventHub } from '../stream/eventHub.js';
 
 const heartbeatMs = 15_000;
-const maxUnsentBytes = 1024 * 1024;
 
 export interface StreamRouteOptions {
   hub: EventHub;
@@ -15,6 +16,10 @@ export interface StreamRouteOptions {
   onDrop?: () => void;
   /** Concurrent streams one client address may hold; a stream is a socket for hours, so they add up. */
   maxStreamsPerIp?: number;
+  /** Unsent bytes per client past which events are held back. */
+  maxBufferedBytes?: number;
+  /** How long a client may leave events unread before it is disconnected. */
+  stallGraceMs?: number;
 }
 
 /** Open streams per client address; an address leaves the map with its last stream. */
@@ -37,7 +42,8 @@ class StreamsPerAddress {
   }
 }
 
-export function registerStreamRoute(app: FastifyInstance, { hub, onDrop, maxStreamsPerIp = 20 }: StreamRouteOptions): void {
+export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOptions): void {
+  const { hub, onDrop, maxStreamsPerIp = 20, maxBufferedBytes = 256 * 1024, stallGraceMs = 10_000 } = options;
   const open = new Set<() => void>();
   const perAddress = new StreamsPerAddress(maxStreamsPerIp);
 
@@ -87,32 +93,34 @@ export function registerStreamRoute(app: FastifyInstance, { hub, onDrop, maxStre
       res.write('retry: 1000\n\n');
 
       let ended = false;
-      const write = (event: StreamEvent) => {
-        if (ended) return;
-        if (res.writableLength > maxUnsentBytes) {
+      const replay = lastEventId === undefined ? { events: [], gap: false } : hub.since(lastEventId);
+      const writer = new BackPressuredWriter({
+        hub,
+        res,
+        maxBufferedBytes,
+        stallGraceMs,
+        lastSentId: replay.events.length > 0 ? replay.events[0]!.id - 1 : hub.lastId,
+        onStalledTooLong: () => {
           onDrop?.();
           end();
-          return;
-        }
-        res.write(event.frame);
-      };
-
-      if (lastEventId !== undefined) {
-        const replay = hub.since(lastEventId);
-        if (replay.gap) {
-          const oldestId = replay.events[0]?.id ?? hub.lastId + 1;
-          res.write(`event: gap\ndata: ${JSON.stringify({ lastEventId, oldestId })}\n\n`);
-        }
-        for (const event of replay.events) write(event);
+          // Ending would wait for the unread bytes to drain, which this client will not do.
+          res.destroy();
+        },
+      });
+      if (replay.gap) {
+        const oldestId = replay.events[0]?.id ?? hub.lastId + 1;
+        writer.writeSmall(`event: gap\ndata: ${JSON.stringify({ lastEventId, oldestId })}\n\n`);
       }
-      const unsubscribe = hub.subscribe(write);
-      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
+      for (const event of replay.events) writer.send(event);
+      const unsubscribe = hub.subscribe(writer.send);
+      const heartbeat = setInterval(() => writer.writeSmall(': keep-alive\n\n'), heartbeatMs);
       heartbeat.unref();
 
       function end() {
         if (ended) return;
         ended = true;
         clearInterval(heartbeat);
+        writer.close();
         unsubscribe();
         open.delete(end);
         perAddress.release(address);
