@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { systemClock, type Clock } from '../clock.js';
 import type { HistoryStore, SnapshotJob } from '../history/index.js';
 import type { Pulse } from '../pulse.js';
-import { requireTokenForWrites } from './auth.js';
+import { requireTokens } from './auth.js';
 import type { ServiceConfig } from './config.js';
 import { connectionOptions, limitConnections, type ConnectionLimits } from './connectionLimits.js';
 import { registerDashboard } from './dashboard.js';
@@ -31,7 +31,7 @@ import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
 export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs'> &
-  ConnectionLimits & { token?: string };
+  ConnectionLimits & { token?: string; metricsToken?: string };
 
 export interface BuildAppOptions {
   pulse: Pulse;
@@ -101,7 +101,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   acceptGzipBodies(app, bodyLimitBytes);
   metrics.instrumentHttp(app);
   limitConnections(app, config, metrics.countRefusedConnection);
-  if (config.token) requireTokenForWrites(app, config.token);
+  if (config.token || config.metricsToken) requireTokens(app, { token: config.token, metricsToken: config.metricsToken });
   for (const schema of sharedSchemas) app.addSchema(schema);
 
   await app.register(swagger, {
@@ -136,7 +136,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.
   app.addHook('onResponse', (request, reply, done) => {
     if (reply.statusCode >= 400 && !request.routeOptions.config.logsOwnFailures) {
-      const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+      // A stream URL may carry the token: it never reaches the log.
+      const url = request.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]');
+      const line = { method: request.method, url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
       if (reply.statusCode >= 500) request.log.error(line, 'request failed');
       else request.log.info(line, 'request rejected');
     }

@@ -85,7 +85,7 @@ const configSchema = z
 function tokenProblem(merged: Record<string, unknown>): string | null {
   const host = merged.host;
   if (typeof host !== 'string' || isLoopback(host) || merged.token) return null;
-  return `PAYPULSE_TOKEN: required when host is ${host} (not loopback); every /v1 write then needs "Authorization: Bearer <token>"`;
+  return `PAYPULSE_TOKEN: required when host is ${host} (not loopback); every /v1 route then needs "Authorization: Bearer <token>"`;
 }
 
 export type ServiceConfig = z.infer<typeof configSchema>;

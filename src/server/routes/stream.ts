@@ -65,11 +65,15 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { lastEventId: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } },
+          properties: {
+            lastEventId: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+            token: { type: 'string', maxLength: 512, description: 'the bearer token, for clients that cannot set headers (EventSource)' },
+          },
         },
         headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^\\d{0,15}$' } } },
         produces: ['text/event-stream'],
       },
+      config: { tokenInQuery: true },
     },
     (request, reply) => {
       const query = request.query as { lastEventId?: number };
