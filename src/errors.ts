@@ -13,6 +13,9 @@ export const errorCodes = {
   PP_ERR_IDEMPOTENCY_MISMATCH: { status: 422, message: 'idempotency key reused with a different request' },
   PP_ERR_CLOSED: { status: 503, message: 'the instance is closed' },
   PP_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'send the body as application/json' },
+  PP_ERR_REQUEST_TIMEOUT: { status: 408, message: 'the request was not received in time' },
+  PP_ERR_HEADERS_TOO_LARGE: { status: 431, message: 'request headers too large' },
+  PP_ERR_TOO_MANY_STREAMS: { status: 429, message: 'too many open streams from this address' },
   PP_ERR_INTERNAL: { status: 500, message: 'internal error' },
 } as const;
 

@@ -1,8 +1,31 @@
 // The service's HTTP API and event stream, as the page uses them. URLs are relative to the page so a
 // reverse proxy may mount the service under a prefix.
 
+// A service with a token answers 401 to every /v1 read: the page asks for the token once per tab and keeps it
+// in sessionStorage (gone when the tab closes), never in the URL of the page.
+const TOKEN_KEY = 'paypulse.token';
+
+function storedToken() {
+  return sessionStorage.getItem(TOKEN_KEY) ?? '';
+}
+
+function askToken() {
+  const token = window.prompt('This PayPulse service needs its access token (PAYPULSE_TOKEN):') ?? '';
+  if (token) sessionStorage.setItem(TOKEN_KEY, token.trim());
+  else sessionStorage.removeItem(TOKEN_KEY);
+  return Boolean(token);
+}
+
+function authHeaders() {
+  const token = storedToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
 async function getJson(path) {
-  const response = await fetch(path, { headers: { accept: 'application/json' } });
+  let response = await fetch(path, { headers: { accept: 'application/json', ...authHeaders() } });
+  if (response.status === 401 && askToken()) {
+    response = await fetch(path, { headers: { accept: 'application/json', ...authHeaders() } });
+  }
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
     try {
@@ -53,7 +76,9 @@ export function openStream(eventTypes, handlers) {
   let closed = false;
 
   const connect = () => {
-    source = new EventSource('v1/stream');
+    // EventSource cannot send headers; the stream alone takes the token in its query.
+    const token = storedToken();
+    source = new EventSource(token ? `v1/stream?${new URLSearchParams({ token })}` : 'v1/stream');
     source.onopen = () => {
       retryMs = 1000;
       handlers.onState('live');

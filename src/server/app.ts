@@ -8,11 +8,13 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { systemClock, type Clock } from '../clock.js';
 import type { HistoryStore, SnapshotJob } from '../history/index.js';
 import type { Pulse } from '../pulse.js';
-import { requireTokenForWrites } from './auth.js';
+import { requireTokens } from './auth.js';
 import type { ServiceConfig } from './config.js';
+import { connectionOptions, limitConnections, type ConnectionLimits } from './connectionLimits.js';
 import { registerDashboard } from './dashboard.js';
 import { acceptGzipBodies } from './gzipBodies.js';
 import { installErrorHandlers } from './httpErrors.js';
+import { parseJsonBodies } from './jsonBodies.js';
 import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
 import { registerChannelRoutes } from './routes/channels.js';
@@ -29,7 +31,8 @@ import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 /** Bodies over 5 MB are refused with 413: the largest batch a client needs is far smaller. */
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
-export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents'> & Partial<Pick<ServiceConfig, 'dataDir'>> & { token?: string };
+export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs'> &
+  Partial<Pick<ServiceConfig, 'dataDir'>> & ConnectionLimits & { token?: string; metricsToken?: string };
 
 export interface BuildAppOptions {
   pulse: Pulse;
@@ -68,6 +71,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const { pulse, metrics, history, config, logger, snapshots } = options;
   const clock = options.clock ?? systemClock;
   const app = Fastify({
+    ...connectionOptions(config),
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: bodyLimitBytes,
     // Per-request access logs at hundreds of ingest calls a second would dwarf everything else; errors are
@@ -94,9 +98,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   installErrorHandlers(app);
   // The API speaks JSON only; a text/plain body is a client bug better named by 415 than by a parse error.
   app.removeContentTypeParser('text/plain');
-  acceptGzipBodies(app);
+  parseJsonBodies(app);
+  acceptGzipBodies(app, bodyLimitBytes);
   metrics.instrumentHttp(app);
-  if (config.token) requireTokenForWrites(app, config.token);
+  limitConnections(app, config, metrics.countRefusedConnection);
+  if (config.token || config.metricsToken) requireTokens(app, { token: config.token, metricsToken: config.metricsToken });
   for (const schema of sharedSchemas) app.addSchema(schema);
 
   await app.register(swagger, {
@@ -117,7 +123,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerOutcomeRoutes(app, reads);
   registerChannelRoutes(app, { pulse: reads, history, clock, thresholds: config.thresholds });
   registerRoutingRoutes(app, pulse.routing);
-  registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop });
+  registerStreamRoute(app, {
+    hub,
+    onDrop: metrics.countStreamDrop,
+    maxStreamsPerIp: config.maxStreamsPerIp,
+    maxBufferedBytes: config.streamMaxBufferedBytes,
+    stallGraceMs: config.streamStallGraceMs,
+  });
   registerMetricsRoute(app, metrics.registry);
   const durable = config.dataDir ? join(config.dataDir, 'spill') : undefined;
   registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown, durable });
@@ -125,8 +137,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.
   app.addHook('onResponse', (request, reply, done) => {
-    if (reply.statusCode >= 400) {
-      const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    if (reply.statusCode >= 400 && !request.routeOptions.config.logsOwnFailures) {
+      // A stream URL may carry the token: it never reaches the log.
+      const url = request.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]');
+      const line = { method: request.method, url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
       if (reply.statusCode >= 500) request.log.error(line, 'request failed');
       else request.log.info(line, 'request rejected');
     }

@@ -55,13 +55,37 @@ const configSchema = z
     shutdownTimeoutMs: z.number().int().min(0),
     /** The router and the shared breaker (docs/routing.md); checked field by field by the routing module. */
     routing: z.record(z.string(), z.unknown()).optional(),
+    /** Longest a client may take to send a whole request, headers and body; past it: 408 and the socket closes. */
+    requestTimeoutMs: z.number().int().min(1_000),
+    /** Longest a client may take to send the request headers. */
+    headersTimeoutMs: z.number().int().min(1_000),
+    /** A socket with no bytes either way for this long is closed; above the stream's 15 s heartbeat. */
+    idleTimeoutMs: z.number().int().min(20_000),
+    /** How long a kept-alive connection may wait for its next request. */
+    keepAliveTimeoutMs: z.number().int().min(1_000),
+    /** Open connections, all clients together; past it new connections are closed at once. */
+    maxConnections: z.number().int().min(1),
+    /** Requests one connection may have unanswered (HTTP pipelining); past it the connection is closed. */
+    maxPipelinedRequests: z.number().int().min(1).max(1_000),
+    /** Concurrent /v1/stream connections from one client address; past it: 429. */
+    maxStreamsPerIp: z.number().int().min(1),
+    /** Bytes a stream client may leave unread before events stop being written to it. */
+    streamMaxBufferedBytes: z.number().int().min(1_024),
+    /** How long a stream client may stay over that limit before it is disconnected. */
+    streamStallGraceMs: z.number().int().min(100),
+    /** A second token for /metrics; unset: /metrics is open (Prometheus scrapers rarely hold the API token). */
+    metricsToken: z.string().min(16, 'must be at least 16 characters').optional(),
+  })
+  .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, {
+    message: 'headersTimeoutMs must not exceed requestTimeoutMs',
+    path: ['headersTimeoutMs'],
   })
 
 /** Anyone on the network could write outcomes and bend routing: outside loopback a token is mandatory. */
 function tokenProblem(merged: Record<string, unknown>): string | null {
   const host = merged.host;
   if (typeof host !== 'string' || isLoopback(host) || merged.token) return null;
-  return `PAYPULSE_TOKEN: required when host is ${host} (not loopback); every /v1 write then needs "Authorization: Bearer <token>"`;
+  return `PAYPULSE_TOKEN: required when host is ${host} (not loopback); every /v1 route then needs "Authorization: Bearer <token>"`;
 }
 
 export type ServiceConfig = z.infer<typeof configSchema>;
@@ -99,6 +123,19 @@ export const defaultConfig: ServiceConfig = {
   historyLookbackMinutes: 10,
   historyRetentionDays: 90,
   shutdownTimeoutMs: 10_000,
+  // Bounds on what a client holds (docs/configuration.md, "Connections and limits"): generous for a gateway
+  // posting batches over a slow link, short enough that 20,000 trickling sockets are cut within a minute.
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  idleTimeoutMs: 60_000,
+  // Above the 60 s idle timeout of common load balancers, so the balancer, not us, closes an idle connection.
+  keepAliveTimeoutMs: 72_000,
+  maxConnections: 10_000,
+  maxPipelinedRequests: 32,
+  maxStreamsPerIp: 20,
+  // About one `rates` event of a hundred channels: a client that lags by more is not reading.
+  streamMaxBufferedBytes: 256 * 1024,
+  streamStallGraceMs: 10_000,
 };
 
 type Field = keyof ServiceConfig;
@@ -124,6 +161,16 @@ const envFields: [string, Field, EnvKind][] = [
   ['PAYPULSE_HISTORY_LOOKBACK_MINUTES', 'historyLookbackMinutes', 'int'],
   ['PAYPULSE_HISTORY_RETENTION_DAYS', 'historyRetentionDays', 'int'],
   ['PAYPULSE_SHUTDOWN_TIMEOUT_MS', 'shutdownTimeoutMs', 'int'],
+  ['PAYPULSE_REQUEST_TIMEOUT_MS', 'requestTimeoutMs', 'int'],
+  ['PAYPULSE_HEADERS_TIMEOUT_MS', 'headersTimeoutMs', 'int'],
+  ['PAYPULSE_IDLE_TIMEOUT_MS', 'idleTimeoutMs', 'int'],
+  ['PAYPULSE_KEEP_ALIVE_TIMEOUT_MS', 'keepAliveTimeoutMs', 'int'],
+  ['PAYPULSE_MAX_CONNECTIONS', 'maxConnections', 'int'],
+  ['PAYPULSE_MAX_PIPELINED_REQUESTS', 'maxPipelinedRequests', 'int'],
+  ['PAYPULSE_MAX_STREAMS_PER_IP', 'maxStreamsPerIp', 'int'],
+  ['PAYPULSE_STREAM_MAX_BUFFERED_BYTES', 'streamMaxBufferedBytes', 'int'],
+  ['PAYPULSE_STREAM_STALL_GRACE_MS', 'streamStallGraceMs', 'int'],
+  ['PAYPULSE_METRICS_TOKEN', 'metricsToken', 'string'],
 ];
 
 export class ConfigError extends PayPulseError {
@@ -204,10 +251,10 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
     }
     const [head, ...rest] = issue.path.map(String);
     const key = head ?? '(config)';
-    const label = source.get(key) ?? (key === 'token' ? 'PAYPULSE_TOKEN' : key);
+    const label = source.get(key) ?? (key === 'token' ? 'PAYPULSE_TOKEN' : key === 'metricsToken' ? 'PAYPULSE_METRICS_TOKEN' : key);
     const where = rest.length > 0 ? `${label}.${rest.join('.')}` : label;
     const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey], merged);
-    const got = value === undefined || key === 'token' ? '' : ` (got ${JSON.stringify(value)})`;
+    const got = value === undefined || key === 'token' || key === 'metricsToken' ? '' : ` (got ${JSON.stringify(value)})`;
     return [`${where}: ${issue.message}${got}`];
   });
   if (missingToken) lines.push(missingToken);

@@ -8,6 +8,8 @@ import { dimNamePattern } from './validate.js';
 import { parseWindow } from './windows.js';
 
 export const defaultWindows = ['1m', '5m', '15m', '1h'];
+/** The most outcomes a last-N read covers (and the most kept per channel for it); the HTTP schema says the same. */
+export const lastNMax = 2_000;
 const strategies: Strategy[] = ['buckets', 'zset', 'zset-sharded'];
 
 export interface ResolvedSettings extends EngineSettings {
@@ -68,7 +70,7 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     skewToleranceMs: positiveInt('skewToleranceMs', options.skewToleranceMs, 60_000),
     // Minute counts are kept at least 2 h (docs/storage.md), longer if the horizon is longer.
     retentionMs: Math.max(horizonMs, 2 * 3600_000) + 60_000,
-    lastNMax: 2000,
+    lastNMax,
     failuresMax: 2000,
     // Ledger hashes per channel: a listpack hash is scanned linearly, so smaller hashes make the
     // per-request HSETNX cheaper, up to where more keys cost more. At 300k requests a channel (about

@@ -3,7 +3,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBreaker } from '../../src/cli/breaker.js';
-import { requireTokenForWrites } from '../../src/server/auth.js';
+import { requireTokens } from '../../src/server/auth.js';
 import { installErrorHandlers } from '../../src/server/httpErrors.js';
 import { registerRoutingRoutes } from '../../src/server/routes/routing.js';
 import { sharedSchemas } from '../../src/server/schemas.js';
@@ -21,7 +21,7 @@ beforeAll(async () => {
   await stack.routing.refresh();
   app = Fastify({ logger: false });
   installErrorHandlers(app);
-  requireTokenForWrites(app, token);
+  requireTokens(app, { token });
   for (const schema of sharedSchemas) app.addSchema(schema);
   registerRoutingRoutes(app, stack.routing);
   base = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -67,7 +67,7 @@ describe('routing API over a socket', () => {
     const put = await send('PUT', '/v1/channels/alipay/breaker', { mode: 'force-open' });
     expect(put.status).toBe(200);
     expect(await put.json()).toMatchObject({ channel: 'alipay', state: 'open', mode: 'force-open' });
-    const get = await send('GET', '/v1/channels/alipay/breaker', undefined, false);
+    const get = await send('GET', '/v1/channels/alipay/breaker');
     expect(await get.json()).toMatchObject({ state: 'open', mode: 'force-open', since: stack.clock.now() });
     const decision = await (await send('POST', '/v1/route', { candidates: ['alipay', 'bank-x'] })).json();
     expect(decision.channel).toBe('bank-x');

@@ -1,7 +1,8 @@
 // Builds the service app on either engine for route tests: the embedded store, or a redis-server of our own
 // on a free port (never 6379) with a fresh namespace per app. Time is a ManualClock; history is PGlite.
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
 import { ManualClock } from '../../src/clock.js';
 import { openHistory, startSnapshotJob, type HistoryStore, type SnapshotJob } from '../../src/history/index.js';
 import { createPulse, type Pulse } from '../../src/index.js';
@@ -50,7 +51,7 @@ export interface TestApp {
 
 export async function makeApp(
   engine: Engine,
-  options: { config?: Partial<AppConfig>; history?: HistoryStore; pulse?: Partial<PulseOptions> } = {},
+  options: { config?: Partial<AppConfig>; history?: HistoryStore; pulse?: Partial<PulseOptions>; logger?: FastifyBaseLogger } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock(t0);
   // A generous record timeout: a slow CI machine must not turn a 10,000-outcome batch into a buffered one
@@ -60,7 +61,7 @@ export async function makeApp(
   const history = options.history ?? (await openHistory());
   // A long interval: tests call runOnce() themselves, so nothing depends on timing.
   const snapshots = startSnapshotJob({ pulse, history, clock, intervalMs: 3600_000 });
-  const app = await buildApp({ pulse, metrics, history, clock, snapshots, config: { ...defaultConfig, ...options.config } });
+  const app = await buildApp({ pulse, metrics, history, clock, snapshots, logger: options.logger, config: { ...defaultConfig, ...options.config } });
   return {
     app,
     pulse,
@@ -84,4 +85,11 @@ export function outcome(clock: ManualClock, fields: Partial<Outcome> & { channel
 
 export function post(app: FastifyInstance, body: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   return app.inject({ method: 'POST', url: '/v1/outcomes', payload: body as object, headers });
+}
+
+/** A pino logger whose lines land in `lines` (parsed), for tests about what the service logs. */
+export function capturingLogger(): { logger: FastifyBaseLogger; lines: { level: number; msg: string }[] } {
+  const lines: { level: number; msg: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return { logger, lines };
 }

@@ -136,7 +136,7 @@ describe.each(engines)('operations routes on $name', (engine) => {
   });
 });
 
-describe('bearer token on /v1 writes', () => {
+describe('bearer token on /v1 routes', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await makeApp(engines[0]!, { config: { token } });
@@ -161,8 +161,9 @@ describe('bearer token on /v1 writes', () => {
     expect((await t.pulse.rate('guarded', { window: '1h' })).total).toBe(1);
   });
 
-  it('keeps reads and probes open', async () => {
-    expect((await t.app.inject({ url: '/v1/channels' })).statusCode).toBe(200);
+  it('keeps probes and metrics open, and reads need the token too', async () => {
+    expect((await t.app.inject({ url: '/v1/channels' })).statusCode).toBe(401);
+    expect((await t.app.inject({ url: '/v1/channels', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
     expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200);
     expect((await t.app.inject({ url: '/metrics' })).statusCode).toBe(200);
   });

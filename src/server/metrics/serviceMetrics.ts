@@ -26,6 +26,8 @@ export interface ServiceMetrics {
   /** Adds the metrics read from the running parts at each scrape; once per registry. */
   watch(sources: ServiceMetricsSources): void;
   countStreamDrop(): void;
+  /** A connection closed by a limit (the connection cap, or too many pipelined requests). */
+  countRefusedConnection(reason: 'max_connections' | 'pipelining'): void;
   /** Adds the per-request HTTP histogram. */
   instrumentHttp(app: FastifyInstance): void;
 }
@@ -100,6 +102,12 @@ export function createServiceMetrics(): ServiceMetrics {
     help: 'Stream clients disconnected because they stopped reading.',
     registers: [registry],
   });
+  const refusedConnections = new client.Counter({
+    name: 'paypulse_http_refused_connections_total',
+    help: 'Connections closed by a limit: max_connections (refused on arrival) or pipelining (too many unanswered requests).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   let watching = false;
   return {
     registry,
@@ -114,6 +122,7 @@ export function createServiceMetrics(): ServiceMetrics {
       registerHistoryMetrics(registry, () => history?.());
     },
     countStreamDrop: () => streamDrops.inc(),
+    countRefusedConnection: (reason) => refusedConnections.inc({ reason }),
     instrumentHttp: httpMetrics(registry),
   };
 }

@@ -1,4 +1,5 @@
 // The JSON schemas of the channel read routes (validation and the OpenAPI document).
+import { lastNMax } from '../../stats/settings.js';
 import { channelParamsSchema, errorResponses } from '../schemas.js';
 
 const windowQuery = { type: 'string', pattern: '^[1-9]\\d*(s|m|h)$', description: 'e.g. 1m, 5m, 1h' } as const;
@@ -38,7 +39,7 @@ export const rateRouteSchema = {
     additionalProperties: false,
     properties: {
       window: windowQuery,
-      n: { type: 'integer', minimum: 1, maximum: 10_000 },
+      n: { type: 'integer', minimum: 1, maximum: lastNMax },
       dims: { type: 'string', maxLength: 512 },
     },
   },

@@ -8,6 +8,12 @@ import { readAllRates } from '../stream/ratesTicker.js';
 import { channelListSchema, failuresRouteSchema, historyRouteSchema, rateRouteSchema } from './channelSchemas.js';
 
 const maxHistoryMs = 31 * 24 * 3600_000;
+// 9999-12-31T23:59:59.999Z: the last instant an ISO 8601 date with a four-digit year can name. Past it a
+// Date cannot be built (1e17 ms) or the database refuses the timestamp, which surfaced as a 500.
+const latestTimeMs = 253_402_300_799_999;
+// The HTTP API's dimension names start with a letter (the Outcome schema's rule), which also keeps
+// `__proto__` and `constructor` from being read as dimensions.
+const queryDimNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
 
 export interface ChannelRoutesOptions {
   pulse: Pick<SuccessRates, 'rate' | 'lastN' | 'rates' | 'failures' | 'windows'>;
@@ -16,25 +22,33 @@ export interface ChannelRoutesOptions {
   thresholds: { warn: number; major: number; critical: number };
 }
 
+const dimsError = (reason: string) => new ValidationError([{ index: 0, field: 'querystring.dims', reason }]);
+
 /** `method:card,currency:EUR` → { method: 'card', currency: 'EUR' }. */
 function parseDims(text: string | undefined): Record<string, string> | undefined {
   if (!text) return undefined;
   const dims: Record<string, string> = {};
   for (const pair of text.split(',')) {
     const at = pair.indexOf(':');
-    if (at <= 0 || at === pair.length - 1) {
-      throw new ValidationError([{ index: 0, field: 'querystring.dims', reason: 'must look like name:value,name:value' }]);
+    if (at <= 0 || at === pair.length - 1) throw dimsError('must look like name:value,name:value');
+    const name = pair.slice(0, at);
+    if (!queryDimNamePattern.test(name)) {
+      throw dimsError(`dimension name ${JSON.stringify(name.slice(0, 40))} must be 1-32 of A-Z a-z 0-9 _, starting with a letter`);
     }
-    dims[pair.slice(0, at)] = pair.slice(at + 1);
+    dims[name] = pair.slice(at + 1);
   }
   return dims;
 }
 
-/** History bounds: epoch ms or an ISO 8601 date. */
+/** History bounds: epoch ms or an ISO 8601 date, between 1970 and the year 9999. */
 function parseTime(text: string | undefined, field: string): number | undefined {
   if (text === undefined) return undefined;
+  const fail = (reason: string) => new ValidationError([{ index: 0, field: `querystring.${field}`, reason }]);
   const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  if (!Number.isFinite(ms)) throw new ValidationError([{ index: 0, field: `querystring.${field}`, reason: 'must be epoch milliseconds or an ISO 8601 date' }]);
+  if (!Number.isFinite(ms)) throw fail('must be epoch milliseconds or an ISO 8601 date');
+  // Digits past 2^53 would be rounded to another instant without a word.
+  if (!Number.isSafeInteger(ms)) throw fail('must be a safe integer of epoch milliseconds');
+  if (ms < 0 || ms > latestTimeMs) throw fail(`must lie between 0 (1970) and ${latestTimeMs} (9999-12-31)`);
   return ms;
 }
 

@@ -56,7 +56,32 @@ const readySchema = {
   },
 } as const;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route logs its own failures (readiness logs its changes), so the app's per-reply error log skips it. */
+    logsOwnFailures?: boolean;
+  }
+}
+
+/**
+ * A load balancer asks /readyz every few seconds: logging each 503 at error would page on a single outage
+ * hundreds of times. The change is what an operator needs, once, at warn (and the return at info).
+ */
+function readinessLog(app: FastifyInstance): (ready: boolean, checks: Record<string, Check>) => void {
+  let wasReady: boolean | undefined;
+  return (ready, checks) => {
+    if (ready === wasReady || (ready && wasReady === undefined)) {
+      wasReady = ready;
+      return;
+    }
+    wasReady = ready;
+    if (ready) app.log.info({ checks }, 'ready again');
+    else app.log.warn({ checks }, 'not ready');
+  };
+}
+
 export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown, durable }: HealthRouteOptions): void {
+  const logReadiness = readinessLog(app);
   app.get(
     '/healthz',
     {
@@ -70,7 +95,10 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isS
 
   app.get(
     '/readyz',
-    { schema: { summary: 'Readiness: the store and the history store answer', response: { 200: readySchema, 503: readySchema } } },
+    {
+      schema: { summary: 'Readiness: the store and the history store answer', response: { 200: readySchema, 503: readySchema } },
+      config: { logsOwnFailures: true },
+    },
     async (_request, reply) => {
       const health = pulse.health();
       const [store, historyCheck] = await Promise.all([
@@ -91,6 +119,7 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isS
         : durable
         ? `durable: spill journal in ${durable}`
         : 'memory only: outcomes buffered while the store is down are lost if the process dies (set PAYPULSE_DATA_DIR)';
+      logReadiness(ready, checks);
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks, degradationLevel: now.degradationLevel, buffering });
     },
   );

@@ -1,21 +1,51 @@
 // GET /v1/stream: server-sent events from the EventHub. Replays what a reconnecting client missed
-// (Last-Event-ID), sends a comment every 15 s so idle proxies keep the connection, and drops a client that
-// stops reading (its socket buffer past 1 MiB) rather than buffering without bound; that client reconnects
-// with Last-Event-ID and catches up from the replay buffer.
+// (Last-Event-ID), sends a comment every 15 s so idle proxies keep the connection, and holds back events
+// from a client that stops reading (BackPressuredWriter): a few hundred kB buffered at most, caught up from
+// the replay buffer when it reads again, disconnected if it does not within the grace period; that client
+// reconnects with Last-Event-ID and catches up from the replay buffer.
 import type { FastifyInstance } from 'fastify';
-import type { EventHub, StreamEvent } from '../stream/eventHub.js';
+import { sendError } from '../httpErrors.js';
+import { BackPressuredWriter } from '../stream/backPressure.js';
+import type { EventHub } from '../stream/eventHub.js';
 
 const heartbeatMs = 15_000;
-const maxUnsentBytes = 1024 * 1024;
 
 export interface StreamRouteOptions {
   hub: EventHub;
   /** Called on every event write failure or slow-client drop, for metrics. */
   onDrop?: () => void;
+  /** Concurrent streams one client address may hold; a stream is a socket for hours, so they add up. */
+  maxStreamsPerIp?: number;
+  /** Unsent bytes per client past which events are held back. */
+  maxBufferedBytes?: number;
+  /** How long a client may leave events unread before it is disconnected. */
+  stallGraceMs?: number;
 }
 
-export function registerStreamRoute(app: FastifyInstance, { hub, onDrop }: StreamRouteOptions): void {
+/** Open streams per client address; an address leaves the map with its last stream. */
+class StreamsPerAddress {
+  private readonly open = new Map<string, number>();
+  constructor(private readonly max: number) {}
+
+  /** false: the address is at its limit. */
+  take(address: string): boolean {
+    const count = this.open.get(address) ?? 0;
+    if (count >= this.max) return false;
+    this.open.set(address, count + 1);
+    return true;
+  }
+
+  release(address: string): void {
+    const count = (this.open.get(address) ?? 1) - 1;
+    if (count <= 0) this.open.delete(address);
+    else this.open.set(address, count);
+  }
+}
+
+export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOptions): void {
+  const { hub, onDrop, maxStreamsPerIp = 20, maxBufferedBytes = 256 * 1024, stallGraceMs = 10_000 } = options;
   const open = new Set<() => void>();
+  const perAddress = new StreamsPerAddress(maxStreamsPerIp);
 
   // preClose runs before the server stops accepting: without it a graceful shutdown would wait forever on
   // connections that by design never end.
@@ -35,16 +65,25 @@ export function registerStreamRoute(app: FastifyInstance, { hub, onDrop }: Strea
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { lastEventId: { type: 'integer', minimum: 0 } },
+          properties: {
+            lastEventId: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+            token: { type: 'string', maxLength: 512, description: 'the bearer token, for clients that cannot set headers (EventSource)' },
+          },
         },
         headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^\\d{0,15}$' } } },
         produces: ['text/event-stream'],
       },
+      config: { tokenInQuery: true },
     },
     (request, reply) => {
       const query = request.query as { lastEventId?: number };
       const header = request.headers['last-event-id'];
       const lastEventId = header ? Number(header) : query.lastEventId;
+      const address = request.ip;
+      if (!perAddress.take(address)) {
+        sendError(reply, 'PP_ERR_TOO_MANY_STREAMS', `this address already holds ${maxStreamsPerIp} open streams; close one first`);
+        return;
+      }
 
       reply.hijack();
       const res = reply.raw;
@@ -58,34 +97,37 @@ export function registerStreamRoute(app: FastifyInstance, { hub, onDrop }: Strea
       res.write('retry: 1000\n\n');
 
       let ended = false;
-      const write = (event: StreamEvent) => {
-        if (ended) return;
-        if (res.writableLength > maxUnsentBytes) {
+      const replay = lastEventId === undefined ? { events: [], gap: false } : hub.since(lastEventId);
+      const writer = new BackPressuredWriter({
+        hub,
+        res,
+        maxBufferedBytes,
+        stallGraceMs,
+        lastSentId: replay.events.length > 0 ? replay.events[0]!.id - 1 : hub.lastId,
+        onStalledTooLong: () => {
           onDrop?.();
           end();
-          return;
-        }
-        res.write(event.frame);
-      };
-
-      if (lastEventId !== undefined) {
-        const replay = hub.since(lastEventId);
-        if (replay.gap) {
-          const oldestId = replay.events[0]?.id ?? hub.lastId + 1;
-          res.write(`event: gap\ndata: ${JSON.stringify({ lastEventId, oldestId })}\n\n`);
-        }
-        for (const event of replay.events) write(event);
+          // Ending would wait for the unread bytes to drain, which this client will not do.
+          res.destroy();
+        },
+      });
+      if (replay.gap) {
+        const oldestId = replay.events[0]?.id ?? hub.lastId + 1;
+        writer.writeSmall(`event: gap\ndata: ${JSON.stringify({ lastEventId, oldestId })}\n\n`);
       }
-      const unsubscribe = hub.subscribe(write);
-      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
+      for (const event of replay.events) writer.send(event);
+      const unsubscribe = hub.subscribe(writer.send);
+      const heartbeat = setInterval(() => writer.writeSmall(': keep-alive\n\n'), heartbeatMs);
       heartbeat.unref();
 
       function end() {
         if (ended) return;
         ended = true;
         clearInterval(heartbeat);
+        writer.close();
         unsubscribe();
         open.delete(end);
+        perAddress.release(address);
         res.end();
       }
       open.add(end);
