@@ -45,7 +45,7 @@ function confidentRank(rate: Rate | undefined, rule: ChannelRule, z: number): Ra
 }
 
 export function observeRate(rates: Record<string, Rate>, rule: ChannelRule, rules: AlertRules): Observation {
-  const short = rates[rules.shortWindow];
+  const short = rules.shortWindow ? rates[rules.shortWindow] : undefined;
   const long = rates[rules.window];
   const fast = confidentRank(short, rule, rules.confidenceZ);
   const slow = confidentRank(long, rule, rules.confidenceZ);
@@ -64,7 +64,7 @@ export function observeSilent(rates: Record<string, Rate>, rule: ChannelRule, ru
   const baseline = rates[rules.silent.baseline];
   if (!baseline) return quiet;
   const baselineSec = windowSec(rules.silent.baseline);
-  for (const label of [rules.shortWindow, rules.window]) {
+  for (const label of rules.shortWindow ? [rules.shortWindow, rules.window] : [rules.window]) {
     const recent = rates[label];
     if (!recent) continue;
     const recentSec = windowSec(label);

@@ -48,8 +48,8 @@ export interface AlertmanagerReceiverConfig {
 export interface AlertRules {
   /** The long window: breaches of it must repeat `consecutive` times. */
   window: string;
-  /** The short window: a breach on it is believed at once because its interval already lies below the level. */
-  shortWindow: string;
+  /** The short window: a breach on it is believed at once because its interval already lies below the level; null: none. */
+  shortWindow: string | null;
   evaluateEveryMs: number;
   consecutive: number;
   repeatEveryMs: number;
@@ -72,7 +72,8 @@ export interface AlertRules {
 /** What a caller may write; everything has a default but the levels, which come from `thresholds`. */
 export interface AlertRulesInput {
   window?: string;
-  shortWindow?: string;
+  /** false turns the fast path off (the plain `consecutive` rule on the long window only). */
+  shortWindow?: string | false;
   evaluateEvery?: string;
   minSamples?: number;
   consecutive?: number;
@@ -246,8 +247,8 @@ export function resolveAlertRules(input: AlertRulesInput = {}, thresholds: Thres
   if (typeof input !== 'object' || input === null) throw new ValidationError([{ index: 0, field: 'alerts', reason: 'must be an object' }]);
   c.keys('alerts', input, topKeys);
   const window = c.window('alerts.window', input.window, '5m');
-  const shortWindow = c.window('alerts.shortWindow', input.shortWindow, '1m');
-  if (windowSecOf(shortWindow) > windowSecOf(window)) c.fail('alerts.shortWindow', `must not be longer than alerts.window (${window})`);
+  const shortWindow = input.shortWindow === false ? null : c.window('alerts.shortWindow', input.shortWindow, '1m');
+  if (shortWindow && windowSecOf(shortWindow) > windowSecOf(window)) c.fail('alerts.shortWindow', `must not be longer than alerts.window (${window})`);
   const defaults: ChannelRule = {
     thresholds: c.thresholds('thresholds', thresholds),
     minSamples: c.int('alerts.minSamples', input.minSamples, minSamples, 1, 1_000_000),
@@ -289,7 +290,7 @@ export function ruleFor(rules: AlertRules, channel: string): ChannelRule {
 
 /** Every window the evaluator reads from the health snapshot. */
 export function windowsNeeded(rules: AlertRules): string[] {
-  const wanted = [rules.shortWindow, rules.window];
+  const wanted = [rules.window, ...(rules.shortWindow ? [rules.shortWindow] : [])];
   if (rules.silent.enabled) wanted.push(rules.silent.baseline);
   for (const pair of rules.burnRate?.pairs ?? []) wanted.push(pair.long, pair.short);
   return [...new Set(wanted)];

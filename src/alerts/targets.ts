@@ -50,7 +50,7 @@ export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace
       }
     }
     if (rules.silent.enabled) {
-      out.push(target(namespace, health, 'silent', 'silent', undefined, observeSilent(health.rates, rule, rules, windowSecOf), rules.shortWindow));
+      out.push(target(namespace, health, 'silent', 'silent', undefined, observeSilent(health.rates, rule, rules, windowSecOf), rules.shortWindow ?? rules.window));
     }
     for (const pair of rules.burnRate?.pairs ?? []) {
       const ruleId = `burn:${pair.long}:${pair.short}`;

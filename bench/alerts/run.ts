@@ -1,0 +1,74 @@
+// One simulated run on virtual time: traffic through the embedded stats engine, one health snapshot every
+// `evaluateEvery`, and every decision rule under comparison evaluating the same snapshots side by side (each
+// with its own coordination store), so the rules differ in nothing but the rule.
+import { createAlertEvaluator, type AlertEvaluator } from '../../src/alerts/evaluator.js';
+import type { AlertNotification } from '../../src/alerts/notification.js';
+import { windowsNeeded, type AlertRules } from '../../src/alerts/rules.js';
+import { ManualClock } from '../../src/clock.js';
+import type { SteadyChannel } from '../../src/sim/steadyTraffic.js';
+import { SteadyTraffic } from '../../src/sim/steadyTraffic.js';
+import { StatsEngine } from '../../src/stats/engine.js';
+import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
+import { resolveSettings } from '../../src/stats/settings.js';
+import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
+import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';
+
+export interface Variant {
+  name: string;
+  rules: AlertRules;
+}
+
+export interface RunOptions {
+  variants: Variant[];
+  channels: SteadyChannel[];
+  startMs: number;
+  durationMs: number;
+  seed: number;
+}
+
+export interface RunResult {
+  notifications: Map<string, AlertNotification[]>;
+  evaluations: number;
+  outcomes: number;
+  wallMs: number;
+}
+
+export async function runSimulation(options: RunOptions): Promise<RunResult> {
+  const wallStart = performance.now();
+  const clock = new ManualClock(options.startMs);
+  const settings = resolveSettings({ windows: ['1m', '5m', '1h'], recordTimeoutMs: 60_000 });
+  const store = new MemoryStatsStore(settings);
+  const engine = new StatsEngine(store, settings, clock);
+  const everyMs = options.variants[0]!.rules.evaluateEveryMs;
+  const snapshots = createHealthSnapshots({
+    store, clock, minSamples: settings.minSamples, horizonMs: settings.horizonMs, intervalMs: everyMs,
+    windows: [...new Set(options.variants.flatMap((v) => windowsNeeded(v.rules)))],
+  });
+  const notifications = new Map<string, AlertNotification[]>();
+  const evaluators: AlertEvaluator[] = options.variants.map((variant) => {
+    const seen: AlertNotification[] = [];
+    notifications.set(variant.name, seen);
+    return createAlertEvaluator({
+      rules: variant.rules, namespace: 'bench', snapshots, clock, coordination: new MemoryCoordinationStore(clock),
+      sink: { dispatch: (n) => seen.push(n) }, failures: (c, q) => engine.failures(c, q),
+    });
+  });
+  const traffic = new SteadyTraffic(options.channels, options.seed);
+  const end = options.startMs + options.durationMs;
+  let evaluations = 0;
+  let outcomes = 0;
+  while (clock.now() < end) {
+    const from = clock.now();
+    clock.advance(1_000);
+    const batch = traffic.between(from, clock.now());
+    outcomes += batch.length;
+    if (batch.length > 0) await engine.recordMany(batch);
+    if ((clock.now() - options.startMs) % everyMs === 0) {
+      const snapshot = await snapshots.refresh();
+      for (const evaluator of evaluators) await evaluator.evaluate(snapshot);
+      evaluations++;
+    }
+  }
+  await engine.close();
+  return { notifications, evaluations, outcomes, wallMs: performance.now() - wallStart };
+}
