@@ -26,11 +26,15 @@ export const fleetStart = Date.UTC(2026, 2, 2, 10, 0, 0);
 export class RecordingSink implements AlertSink {
   readonly notifications: AlertNotification[] = [];
   lastFiring: ActiveAlert[] = [];
+  /** `forward`: the real receivers under test, handed everything after it is recorded. */
+  constructor(private readonly forward?: AlertSink) {}
   dispatch(n: AlertNotification): void {
     this.notifications.push(n);
+    this.forward?.dispatch(n);
   }
-  firing(active: ActiveAlert[]): void {
+  firing(active: ActiveAlert[], nowMs: number): void {
     this.lastFiring = active;
+    this.forward?.firing?.(active, nowMs);
   }
 }
 
@@ -59,6 +63,8 @@ export interface FleetOptions {
   /** Dims the traffic uses, so each instance's snapshot knows its series. */
   knownDims?: Array<Record<string, string>>;
   windows?: string[];
+  /** Receivers each instance hands its notifications to (besides recording them). */
+  forward?: AlertSink;
 }
 
 export type FleetEngine = { name: string; open(options: FleetOptions): Promise<Fleet> };
@@ -82,7 +88,7 @@ function assemble(clock: ManualClock, rules: AlertRules, options: FleetOptions, 
       store: stats, clock, windows: [...settings.windows, ...windowsNeeded(rules)], minSamples: settings.minSamples,
       horizonMs: settings.horizonMs, intervalMs: rules.evaluateEveryMs, series,
     });
-    const sink = new RecordingSink();
+    const sink = new RecordingSink(options.forward);
     const evaluator = createAlertEvaluator({ rules, namespace, snapshots, coordination, clock, sink, failures: (c, q) => engine.failures(c, q) });
     return { engine, snapshots, coordination, evaluator, sink };
   });
