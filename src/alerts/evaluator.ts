@@ -10,7 +10,8 @@ import type { PulseLogger } from '../types.js';
 import { levelOf } from './decision.js';
 import { gatherEvidence, type FailuresReader } from './evidence.js';
 import { dashboardLink, emptyEvidence, type ActiveAlert, type AlertNotification, type Evidence } from './notification.js';
-import type { AlertRules } from './rules.js';
+import { longWindowsNeeded, type AlertRules } from './rules.js';
+import type { LongWindows } from './longWindows.js';
 import { parseState, stepAlert, type AlertState, type Step } from './state.js';
 import { muteKeyOf, targetsOf, type Target } from './targets.js';
 
@@ -32,6 +33,8 @@ export interface AlertEvaluatorOptions {
   /** Each transition this instance won (muted ones included): history rows, stream events. */
   onTransition?: (notification: AlertNotification) => void;
   logger?: PulseLogger;
+  /** Adds the burn-rate windows the engine does not answer (6 h …) to each snapshot. */
+  longWindows?: LongWindows;
 }
 
 export interface EvaluationReport {
@@ -73,6 +76,7 @@ function muteUntil(state: SharedState | null | undefined): number | null {
 export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvaluator {
   const { rules, namespace, snapshots, coordination, clock, sink, logger } = options;
   const stateTtlMs = Math.max(2 * rules.repeatEveryMs, stateTtlFloorMs);
+  const longLabels = longWindowsNeeded(rules);
   let active: ActiveAlert[] = [];
   let lastSlot = -1;
   let running: Promise<EvaluationReport> | null = null;
@@ -126,13 +130,16 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
     };
   }
 
-  async function run(snapshot: HealthSnapshot): Promise<EvaluationReport> {
-    const nowMs = snapshot.asOf;
+  async function run(given: HealthSnapshot): Promise<EvaluationReport> {
+    const nowMs = given.asOf;
     const slot = Math.floor(nowMs / rules.evaluateEveryMs);
-    const targets = targetsOf(snapshot, rules, namespace);
-    const channels = [...new Set(targets.map((t) => t.channel))];
     let stored: Array<SharedState | null>;
+    let targets: Target[];
+    let channels: string[];
     try {
+      const snapshot = options.longWindows ? await options.longWindows.extend(given, longLabels) : given;
+      targets = targetsOf(snapshot, rules, namespace);
+      channels = [...new Set(targets.map((t) => t.channel))];
       stored = await coordination.readStates([...targets.map((t) => t.key), ...channels.map((c) => muteKeyOf(namespace, c))]);
     } catch (err) {
       status.storeErrors++;

@@ -9,7 +9,9 @@ import type { FailuresReader } from './evidence.js';
 import type { AlertHistory } from './history.js';
 import type { ActiveAlert, AlertNotification } from './notification.js';
 import { createNotifier, type Notifier, type NotifierOptions } from './notifier.js';
-import type { AlertRules } from './rules.js';
+import { longWindowsNeeded, type AlertRules } from './rules.js';
+import { createLongWindows, longWindowSec, type LongWindows, type MinuteReader } from './longWindows.js';
+import { ValidationError } from '../errors.js';
 
 export interface AlertsOptions {
   rules: AlertRules;
@@ -22,6 +24,8 @@ export interface AlertsOptions {
   logger?: PulseLogger;
   onResult?: NotifierOptions['onResult'];
   backoffMs?: number;
+  /** Per-minute counts for burn-rate windows past 2 h: the live store's, and older ones from history. */
+  minutes?: { live: MinuteReader; history?: MinuteReader; liveRetentionMs: number; minSamples: number };
 }
 
 export interface Alerts {
@@ -41,7 +45,25 @@ export interface Alerts {
   stop(): Promise<void>;
 }
 
+/** Long burn-rate windows need minute counts, and history for whatever the live store no longer keeps. */
+function longWindowsFor(options: AlertsOptions): LongWindows | undefined {
+  const labels = longWindowsNeeded(options.rules);
+  if (labels.length === 0) return undefined;
+  const m = options.minutes;
+  const beyond = labels.filter((l) => !m || (!m.history && longWindowSec(l) * 1000 > m.liveRetentionMs - 2 * 60_000));
+  if (beyond.length > 0) {
+    const pairs = options.rules.burnRate?.pairs ?? [];
+    throw new ValidationError(beyond.map((label) => ({
+      index: 0,
+      field: `alerts.burnRate.pairs[${pairs.findIndex((p) => p.long === label || p.short === label)}]`,
+      reason: `${label} is longer than the live store keeps minute counts; it needs the history store`,
+    })));
+  }
+  return createLongWindows(m!);
+}
+
 export function createAlerts(options: AlertsOptions): Alerts {
+  const longWindows = longWindowsFor(options);
   const listeners = new Set<(n: AlertNotification) => void>();
   const notifier = createNotifier(options.rules, { logger: options.logger, onResult: options.onResult, backoffMs: options.backoffMs });
   const evaluator = createAlertEvaluator({
@@ -53,6 +75,7 @@ export function createAlerts(options: AlertsOptions): Alerts {
     sink: notifier,
     failures: options.failures,
     logger: options.logger,
+    ...(longWindows ? { longWindows } : {}),
     onTransition(n) {
       options.history?.record(n).catch((err) => options.logger?.warn({ err: (err as Error).message, alert: n.id }, 'paypulse: alert history write failed'));
       for (const listener of listeners) listener(n);

@@ -3,6 +3,7 @@
 // The levels are the service's `thresholds`, so the dashboard colours and the alerts never disagree.
 import { ValidationError, type FieldIssue } from '../errors.js';
 import { maxWindowSec, minWindowSec, parseWindow } from '../stats/windows.js';
+import { longWindowSec } from './longWindows.js';
 
 export type Level = 'warn' | 'major' | 'critical';
 /** Ordered from mild to severe; the index + 1 is the level's rank (0 = no level). */
@@ -127,6 +128,14 @@ class Checker {
     }
     return label;
   }
+  /** A burn-rate window: one the engine answers, or a longer one (≤ 24 h) summed from minute counts. */
+  burnWindow(field: string, value: unknown, fallback: string): string {
+    const label = (value ?? fallback) as string;
+    if (Number.isNaN(windowSecOf(label)) && Number.isNaN(longWindowSec(label))) {
+      this.fail(field, `must be a window from ${minWindowSec}s to 24h (like 5m, 1h, 6h), got ${JSON.stringify(value)}`);
+    }
+    return label;
+  }
   int(field: string, value: unknown, fallback: number, min: number, max: number): number {
     const v = value ?? fallback;
     if (!Number.isSafeInteger(v) || (v as number) < min || (v as number) > max) this.fail(field, `must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
@@ -200,9 +209,9 @@ function checkBurnRate(c: Checker, input: AlertRulesInput['burnRate']): AlertRul
       c.fail(field, 'must be [longWindow, shortWindow, factor] or [longWindow, shortWindow, factor, level]');
       return { long: '1h', short: '5m', factor: 1, level: 'critical' as Level };
     }
-    const long = c.window(`${field}[0]`, pair[0], '1h');
-    const short = c.window(`${field}[1]`, pair[1], '5m');
-    if (windowSecOf(short) >= windowSecOf(long)) c.fail(`${field}[1]`, 'the short window must be shorter than the long one');
+    const long = c.burnWindow(`${field}[0]`, pair[0], '1h');
+    const short = c.burnWindow(`${field}[1]`, pair[1], '5m');
+    if (anyWindowSec(short) >= anyWindowSec(long)) c.fail(`${field}[1]`, 'the short window must be shorter than the long one');
     const factor = c.number(`${field}[2]`, pair[2], 1, 1, 1 / (1 - target || 1));
     const level = (pair[3] ?? 'critical') as Level;
     if (!levels.includes(level)) c.fail(`${field}[3]`, `must be one of ${levels.join(', ')}`);
@@ -288,10 +297,22 @@ export function ruleFor(rules: AlertRules, channel: string): ChannelRule {
   return own ? { ...rules.defaults, ...own } : rules.defaults;
 }
 
+/** Seconds of an engine window or a long one. */
+export function anyWindowSec(label: string): number {
+  const sec = windowSecOf(label);
+  return Number.isNaN(sec) ? longWindowSec(label) : sec;
+}
+
 /** Every window the evaluator reads from the health snapshot. */
 export function windowsNeeded(rules: AlertRules): string[] {
   const wanted = [rules.window, ...(rules.shortWindow ? [rules.shortWindow] : [])];
   if (rules.silent.enabled) wanted.push(rules.silent.baseline);
   for (const pair of rules.burnRate?.pairs ?? []) wanted.push(pair.long, pair.short);
-  return [...new Set(wanted)];
+  return [...new Set(wanted)].filter((w) => !Number.isNaN(windowSecOf(w)));
+}
+
+/** Burn-rate windows past what the engine answers, summed from minute counts (longWindows.ts). */
+export function longWindowsNeeded(rules: AlertRules): string[] {
+  const wanted = (rules.burnRate?.pairs ?? []).flatMap((p) => [p.long, p.short]);
+  return [...new Set(wanted)].filter((w) => Number.isNaN(windowSecOf(w)));
 }

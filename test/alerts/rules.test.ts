@@ -28,7 +28,7 @@ describe('alert rules', () => {
       evaluateEvery: '0s',
       consecutive: 0,
       channels: { 'bank-x': { thresholds: { warn: 0.5, major: 0.7, critical: 0.4 } } },
-      burnRate: { target: 0.95, pairs: [['6h', '30m', 6]] },
+      burnRate: { target: 0.95, pairs: [['48h', '30m', 6]] },
       webhooks: [{ url: 'ftp://x', format: 'xml' }],
       alertmanager: { url: 'http://am:9093', resendEvery: 'soon' },
       typo: 1,
@@ -38,7 +38,7 @@ describe('alert rules', () => {
       'alerts.window', 'alerts.evaluateEvery', 'alerts.consecutive', 'alerts.channels.bank-x.thresholds',
       'alerts.burnRate.pairs[0][0]', 'alerts.webhooks[0].url', 'alerts.webhooks[0].format', 'alerts.alertmanager.resendEvery', 'alerts.typo',
     ]));
-    expect(issues.find(([f]) => f === 'alerts.burnRate.pairs[0][0]')![1]).toContain('2h');
+    expect(issues.find(([f]) => f === 'alerts.burnRate.pairs[0][0]')![1]).toContain('24h');
     expect(issues.find(([f]) => f === 'alerts.channels.bank-x.thresholds')![1]).toBe('must satisfy critical < major < warn');
     expect(issuesOf({}, { warn: 2, major: 0.8, critical: 0.5 })).toEqual([['thresholds.warn', 'must be a number in (0, 1], got 2']]);
   });
