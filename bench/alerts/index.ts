@@ -2,7 +2,8 @@
 //  - detection: a channel at 97 % with 600 outcomes/min drops to 60 %, 40 % or 10 % (several seeds each):
 //    seconds from the drop to the first notification (bar: 40 % within 20 s at evaluateEvery 5 s);
 //  - noise: 24 healthy hours at 97 % with 30, 100, 300 and 3,000 outcomes/min: false notifications (bar: 0);
-//  - silent: a channel that stops completing payments: seconds to the `silent` alert.
+//  - silent: a channel that stops completing payments: seconds to the `silent` alert;
+//  - fleet: 4 instances evaluating the same drop: notifications per transition (bar: exactly one).
 // The chosen rule (Wilson bound at z 4, fast on 1 m, `consecutive` on 5 m) runs beside the rules it
 // replaces — the plain threshold on the 5 m rate 3 times in a row, and a plain threshold on the 1 m rate —
 // on the same snapshots. Prints a table and writes bench/alerts/results.json (only the latest is kept).
@@ -31,6 +32,7 @@ interface Row {
   /** Seconds to the first notification per seed (null: none within the run). */
   seconds?: Array<number | null>;
   falseNotifications?: number;
+  perTransition?: { notifications: number; transitions: number };
   evaluations: number;
 }
 
@@ -69,7 +71,20 @@ async function silent(perMinute: number, rows: Row[]): Promise<void> {
   rows.push({ scenario: `silent after 70 min at ${perMinute}/min`, variant: variants[0]!.name, seconds: [first ? (first.at - stopMs) / 1000 : null], evaluations: result.evaluations });
 }
 
+/** The 40 % drop and recovery evaluated by 4 instances: notifications sent per transition that happened. */
+async function fleet(rows: Row[]): Promise<void> {
+  const dropMs = startMs + 70 * 60_000;
+  const result = await runSimulation({
+    variants: variants.slice(0, 1), instances: 4, startMs, durationMs: 90 * 60_000, seed: 404,
+    channels: [channel(600, dropAt(dropMs, 0.4, 0.97, dropMs + 5 * 60_000))],
+  });
+  const list = result.notifications.get(variants[0]!.name)!;
+  const distinct = new Set(list.map((n) => `${n.id} ${n.transition} ${n.level} ${n.at}`)).size;
+  rows.push({ scenario: '4 instances, 40 % drop and recovery', variant: variants[0]!.name, perTransition: { notifications: list.length, transitions: distinct }, evaluations: result.evaluations });
+}
+
 function cell(row: Row): string {
+  if (row.perTransition) return `${row.perTransition.notifications} notifications for ${row.perTransition.transitions} transitions`;
   if (row.falseNotifications !== undefined) return `${row.falseNotifications} false`;
   const s = row.seconds ?? [];
   if (s.some((v) => v !== null && v < 0)) return `false alarm before the drop`;
@@ -86,6 +101,7 @@ async function main(): Promise<void> {
   // 100/min is the hardest case for the fast path: its 1 m window barely holds minSamples.
   for (const perMinute of [30, 100, 300, 3000]) await noise(perMinute, rows);
   for (const perMinute of [30, 600, 3000]) await silent(perMinute, rows);
+  await fleet(rows);
   const scenarios = [...new Set(rows.map((r) => r.scenario))];
   const names = variants.map((v) => v.name);
   const lines = [`| scenario | ${names.join(' | ')} |`, `| --- | ${names.map(() => '---').join(' | ')} |`];

@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import type { SteadyChannel } from '../../src/sim/steadyTraffic.js';
 import { SteadyTraffic } from '../../src/sim/steadyTraffic.js';
 import { StatsEngine } from '../../src/stats/engine.js';
-import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
+import { createHealthSnapshots, type HealthSnapshots } from '../../src/stats/healthSnapshot.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
 import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';
@@ -24,6 +24,8 @@ export interface RunOptions {
   startMs: number;
   durationMs: number;
   seed: number;
+  /** Instances evaluating side by side, each with its own snapshot, sharing each rule's coordination store. */
+  instances?: number;
 }
 
 export interface RunResult {
@@ -40,19 +42,23 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
   const store = new MemoryStatsStore(settings);
   const engine = new StatsEngine(store, settings, clock);
   const everyMs = options.variants[0]!.rules.evaluateEveryMs;
-  const snapshots = createHealthSnapshots({
+  const instances = Array.from({ length: options.instances ?? 1 }, () => createHealthSnapshots({
     store, clock, minSamples: settings.minSamples, horizonMs: settings.horizonMs, intervalMs: everyMs,
     windows: [...new Set(options.variants.flatMap((v) => windowsNeeded(v.rules)))],
-  });
+  }));
   const notifications = new Map<string, AlertNotification[]>();
-  const evaluators: AlertEvaluator[] = options.variants.map((variant) => {
+  const evaluators: Array<{ snapshots: HealthSnapshots; evaluator: AlertEvaluator }> = [];
+  for (const variant of options.variants) {
     const seen: AlertNotification[] = [];
     notifications.set(variant.name, seen);
-    return createAlertEvaluator({
-      rules: variant.rules, namespace: 'bench', snapshots, clock, coordination: new MemoryCoordinationStore(clock),
-      sink: { dispatch: (n) => seen.push(n) }, failures: (c, q) => engine.failures(c, q),
-    });
-  });
+    const coordination = new MemoryCoordinationStore(clock);
+    for (const snapshots of instances) {
+      evaluators.push({ snapshots, evaluator: createAlertEvaluator({
+        rules: variant.rules, namespace: 'bench', snapshots, clock, coordination,
+        sink: { dispatch: (n) => seen.push(n) }, failures: (c, q) => engine.failures(c, q),
+      }) });
+    }
+  }
   const traffic = new SteadyTraffic(options.channels, options.seed);
   const end = options.startMs + options.durationMs;
   let evaluations = 0;
@@ -64,8 +70,8 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
     outcomes += batch.length;
     if (batch.length > 0) await engine.recordMany(batch);
     if ((clock.now() - options.startMs) % everyMs === 0) {
-      const snapshot = await snapshots.refresh();
-      for (const evaluator of evaluators) await evaluator.evaluate(snapshot);
+      const taken = new Map(await Promise.all(instances.map(async (s) => [s, await s.refresh()] as const)));
+      for (const { snapshots, evaluator } of evaluators) await evaluator.evaluate(taken.get(snapshots));
       evaluations++;
     }
   }
