@@ -41,6 +41,9 @@ export interface Alerts {
   /** Each transition this instance won; returns the unsubscribe function. */
   onTransition(listener: (n: AlertNotification) => void): () => void;
   readonly notifier: Notifier;
+  /** The history store, once it is open: transitions are written there and long windows read old minutes. */
+  attachHistory(history: { alerts: AlertHistory; minutes: MinuteReader }): void;
+  /** Subscribes to the snapshot; throws when a rule needs what is missing (a history store for 6 h windows). */
   start(): void;
   stop(): Promise<void>;
 }
@@ -62,8 +65,11 @@ function longWindowsFor(options: AlertsOptions): LongWindows | undefined {
   return createLongWindows(m!);
 }
 
-export function createAlerts(options: AlertsOptions): Alerts {
-  const longWindows = longWindowsFor(options);
+export function createAlerts(given: AlertsOptions): Alerts {
+  const options: AlertsOptions = { ...given, ...(given.minutes ? { minutes: { ...given.minutes } } : {}) };
+  let built: LongWindows | undefined;
+  const ensureLongWindows = () => (built ??= longWindowsFor(options));
+  const longWindows: LongWindows = { extend: (snapshot, labels) => ensureLongWindows()!.extend(snapshot, labels) };
   const listeners = new Set<(n: AlertNotification) => void>();
   const notifier = createNotifier(options.rules, { logger: options.logger, onResult: options.onResult, backoffMs: options.backoffMs });
   const evaluator = createAlertEvaluator({
@@ -75,7 +81,7 @@ export function createAlerts(options: AlertsOptions): Alerts {
     sink: notifier,
     failures: options.failures,
     logger: options.logger,
-    ...(longWindows ? { longWindows } : {}),
+    ...(longWindowsNeeded(options.rules).length > 0 ? { longWindows } : {}),
     onTransition(n) {
       options.history?.record(n).catch((err) => options.logger?.warn({ err: (err as Error).message, alert: n.id }, 'paypulse: alert history write failed'));
       for (const listener of listeners) listener(n);
@@ -93,7 +99,15 @@ export function createAlerts(options: AlertsOptions): Alerts {
       return () => listeners.delete(listener);
     },
     notifier,
-    start: () => evaluator.start(),
+    attachHistory(history) {
+      options.history = history.alerts;
+      if (options.minutes) options.minutes.history = history.minutes;
+      built = undefined;
+    },
+    start() {
+      ensureLongWindows();
+      evaluator.start();
+    },
     async stop() {
       await evaluator.stop();
       await notifier.idle();

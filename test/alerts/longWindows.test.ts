@@ -71,9 +71,12 @@ describe('burn-rate windows past 2 h', () => {
     const clock = new ManualClock();
     const store = new MemoryStatsStore(settings);
     const snapshots = createHealthSnapshots({ store, clock, windows: ['1m'], minSamples: 100, horizonMs: 1, intervalMs: 1 });
-    const make = () => createAlerts({ rules, namespace: 'x', snapshots, coordination: new MemoryCoordinationStore(clock), clock,
+    const alerts = createAlerts({ rules, namespace: 'x', snapshots, coordination: new MemoryCoordinationStore(clock), clock,
       minutes: { live: async () => [], liveRetentionMs: settings.retentionMs, minSamples: 100 } });
-    expect(make).toThrow(ValidationError);
-    expect(make).toThrow(/pairs\[1\] 6h is longer than the live store keeps/);
+    expect(() => alerts.start()).toThrow(ValidationError);
+    expect(() => alerts.start()).toThrow(/pairs\[1\] 6h is longer than the live store keeps/);
+    alerts.attachHistory({ alerts: { record: async () => undefined, list: async () => [], prune: async () => 0 }, minutes: async () => [] });
+    expect(() => alerts.start()).not.toThrow();
+    void alerts.stop();
   });
 });
