@@ -5,7 +5,7 @@
 // one store call and one SQL query per channel per minute, whatever `evaluateEvery` is (docs/alerts.md).
 import type { ChannelHealth, HealthSnapshot } from '../stats/healthSnapshot.js';
 import { toRate } from '../stats/rate.js';
-import type { WindowCounts } from '../store/port.js';
+import type { WindowCounts } from '../store/ports/stats.js';
 import type { MinuteCounts, Rate } from '../types.js';
 
 export type MinuteReader = (channel: string, range: { from: number; to: number }) => Promise<MinuteCounts[]>;

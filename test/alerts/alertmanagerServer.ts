@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/sim/redisServer.js';
+import { freePort } from '../support/redisServer.js';
 
 export interface LocalAlertmanager {
   url: string;

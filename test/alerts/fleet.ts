@@ -7,8 +7,8 @@ import { createAlertEvaluator, type AlertEvaluator, type AlertSink } from '../..
 import type { ActiveAlert, AlertNotification } from '../../src/alerts/notification.js';
 import { resolveAlertRules, windowsNeeded, type AlertRulesInput, type AlertRules } from '../../src/alerts/rules.js';
 import { ManualClock } from '../../src/clock.js';
-import { startRedis, type LocalRedis } from '../../src/sim/redisServer.js';
-import { StatsEngine } from '../../src/stats/engine.js';
+import { startRedis, type LocalRedis } from '../support/redisServer.js';
+import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots, type HealthSnapshots, type SeriesSource } from '../../src/stats/healthSnapshot.js';
 import { SeriesPlan } from '../../src/stats/series.js';
 import { resolveSettings } from '../../src/stats/settings.js';
@@ -18,7 +18,7 @@ import type { CoordinationStore } from '../../src/store/ports/coordination.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
 import { RedisCoordinationStore } from '../../src/store/redis/coordination.js';
 import { RedisStatsStore } from '../../src/store/redis/statsStore.js';
-import type { StatsStore } from '../../src/store/port.js';
+import type { StatsStore } from '../../src/store/ports/stats.js';
 
 export const fleetStart = Date.UTC(2026, 2, 2, 10, 0, 0);
 
@@ -39,7 +39,7 @@ export class RecordingSink implements AlertSink {
 }
 
 export interface Instance {
-  engine: StatsEngine;
+  engine: SuccessRateEngine;
   snapshots: HealthSnapshots;
   coordination: CoordinationStore;
   evaluator: AlertEvaluator;
@@ -83,7 +83,7 @@ function assemble(clock: ManualClock, rules: AlertRules, options: FleetOptions, 
   const settings = resolveSettings({ namespace, windows: options.windows ?? ['1m', '5m', '1h'], dimensions: options.dimensions, recordTimeoutMs: 5000 });
   const series = seriesSource(options.dimensions ?? [], options.knownDims ?? []);
   const instances = parts.map(({ stats, coordination }) => {
-    const engine = new StatsEngine(stats, settings, clock);
+    const engine = new SuccessRateEngine(stats, settings, clock);
     const snapshots = createHealthSnapshots({
       store: stats, clock, windows: [...settings.windows, ...windowsNeeded(rules)], minSamples: settings.minSamples,
       horizonMs: settings.horizonMs, intervalMs: rules.evaluateEveryMs, series,

@@ -10,7 +10,7 @@ import { startSnapshotJob } from '../../src/history/index.js';
 import { migrate } from '../../src/history/migrate.js';
 import { openPglite } from '../../src/history/pgliteClient.js';
 import { dropAt, SteadyTraffic } from '../../src/sim/steadyTraffic.js';
-import { StatsEngine } from '../../src/stats/engine.js';
+import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
@@ -25,7 +25,7 @@ describe('burn-rate windows past 2 h', () => {
     const clock = new ManualClock(start);
     const settings = resolveSettings({ windows: ['1m', '5m', '30m', '1h'] });
     const store = new MemoryStatsStore(settings);
-    const engine = new StatsEngine(store, settings, clock);
+    const engine = new SuccessRateEngine(store, settings, clock);
     const db = await openPglite();
     await migrate(db);
     const history = createHistoryStore(db);

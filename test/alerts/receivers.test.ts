@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { emptyEvidence, type AlertNotification } from '../../src/alerts/notification.js';
 import { createNotifier } from '../../src/alerts/notifier.js';
 import { resolveAlertRules } from '../../src/alerts/rules.js';
-import { freePort } from '../../src/sim/redisServer.js';
+import { freePort } from '../support/redisServer.js';
 
 interface Received {
   body: string;

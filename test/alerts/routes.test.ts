@@ -13,7 +13,7 @@ import type { SqlClient } from '../../src/history/sqlClient.js';
 import { installErrorHandlers } from '../../src/server/httpErrors.js';
 import { channelParamsSchema, errorResponses, sharedSchemas } from '../../src/server/schemas.js';
 import { dropAt, SteadyTraffic } from '../../src/sim/steadyTraffic.js';
-import { StatsEngine } from '../../src/stats/engine.js';
+import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
@@ -23,14 +23,14 @@ const start = Date.UTC(2026, 7, 3, 14);
 const clock = new ManualClock(start);
 let app: FastifyInstance;
 let alerts: Alerts;
-let engine: StatsEngine;
+let engine: SuccessRateEngine;
 let db: SqlClient;
 let refresh: () => Promise<unknown>;
 
 beforeAll(async () => {
   const settings = resolveSettings({ windows: ['1m', '5m', '1h'] });
   const store = new MemoryStatsStore(settings);
-  engine = new StatsEngine(store, settings, clock);
+  engine = new SuccessRateEngine(store, settings, clock);
   db = await openPglite();
   await migrate(db);
   const history = createAlertHistory(db);
