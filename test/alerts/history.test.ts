@@ -35,5 +35,5 @@ describe.each(backends)('alert history on $name', (backend) => {
     } finally {
       await dispose();
     }
-  }, 30_000);
+  }, 120_000);
 });
