@@ -1,18 +1,24 @@
 // createPulse(): the library's one entry point. With `redis` it runs on Redis (or Redis Cluster);
 // without, on the embedded in-memory engines, which are real single-process engines. The success-rate
 // engine and the payment safety kit share one connection and one clock.
+import { createAlerts, type Alerts } from './alerts/index.js';
+import { resolveAlertRules, windowsNeeded } from './alerts/rules.js';
 import { systemClock } from './clock.js';
 import { createKit, type Kit } from './kit/index.js';
 import { observeRecord, observeStoreCall, type PulseObserver } from './observer.js';
 import { SuccessRateEngine } from './stats/engine.js';
 import { createHealthSnapshots, type HealthSnapshots } from './stats/healthSnapshot.js';
+import { KnownSeries } from './stats/knownSeries.js';
 import { addRecords, noRecords, verdictOf } from './stats/recordResults.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
+import { MemoryCoordinationStore } from './store/memory/coordination.js';
 import { MemoryKitStore } from './store/memory/kit/index.js';
 import { MemoryStatsStore } from './store/memory/statsStore.js';
+import type { CoordinationStore } from './store/ports/coordination.js';
 import type { KitStore } from './store/ports/kit.js';
 import type { StatsStore } from './store/ports/stats.js';
 import { RedisConnection } from './store/redis/connection.js';
+import { RedisCoordinationStore } from './store/redis/coordination.js';
 import { RedisKitStore } from './store/redis/kit/index.js';
 import { RedisStatsStore } from './store/redis/statsStore.js';
 import type {
@@ -34,6 +40,14 @@ function summaryOf(r: RecordResult): RecordManyResult {
   return addRecords(noRecords(), [verdictOf(r)]);
 }
 
+/** Optional parts built beside the engine and the kit. */
+export interface PulseParts {
+  /** Present when `createPulse({ alerts })` configured them. */
+  alerts?: Alerts;
+  /** The dims series seen by this process, for the snapshot's per-dimension series. */
+  knownSeries?: KnownSeries;
+}
+
 /**
  * The library object: the success-rate engine and the payment safety kit side by side. Every store-backed
  * call of the engine is reported to the observer. A new part (a router, alerts) is one more member here,
@@ -45,6 +59,9 @@ export class Pulse implements SuccessRates {
   readonly idempotency: Kit['idempotency'];
   readonly cache: Kit['cache'];
   readonly recency: Kit['recency'];
+  /** Graded alerts on the health snapshot (`createPulse({ alerts })`); `alerts.active()` lists the firing ones. */
+  readonly alerts: Alerts | undefined;
+  private readonly knownSeries: KnownSeries | undefined;
 
   constructor(
     private readonly engine: SuccessRateEngine,
@@ -55,7 +72,10 @@ export class Pulse implements SuccessRates {
     private readonly observer: PulseObserver,
     /** Closes what the parts share (the stores, the connection), after the parts. */
     private readonly closeShared: () => Promise<void>,
+    parts: PulseParts = {},
   ) {
+    this.alerts = parts.alerts;
+    this.knownSeries = parts.knownSeries;
     this.windows = engine.windows;
     this.lock = kit.lock;
     this.idempotency = kit.idempotency;
@@ -64,10 +84,12 @@ export class Pulse implements SuccessRates {
   }
 
   record(outcome: Outcome): Promise<RecordResult> {
+    this.knownSeries?.observe([outcome]);
     return observeRecord(this.observer, 'record', [outcome], () => this.engine.record(outcome), summaryOf);
   }
 
   recordMany(outcomes: Outcome[]): Promise<RecordManyResult> {
+    if (Array.isArray(outcomes)) this.knownSeries?.observe(outcomes);
     return observeRecord(this.observer, 'recordMany', outcomes, () => this.engine.recordMany(outcomes), (r) => r);
   }
 
@@ -110,6 +132,7 @@ export class Pulse implements SuccessRates {
   }
 
   async close(): Promise<void> {
+    await this.alerts?.stop();
     await this.snapshots.stop();
     await this.engine.close();
     await this.kit.close();
@@ -120,13 +143,15 @@ export class Pulse implements SuccessRates {
 interface Stores {
   stats: StatsStore;
   kit: KitStore;
+  coordination: CoordinationStore;
   close(): Promise<void>;
 }
 
 async function openStores(options: PulseOptions, settings: ResolvedSettings): Promise<Stores> {
   if (!options.redis) {
     const kit = new MemoryKitStore({ clock: options.clock ?? systemClock });
-    return { stats: new MemoryStatsStore(settings), kit, close: () => kit.close() };
+    const coordination = new MemoryCoordinationStore(options.clock ?? systemClock);
+    return { stats: new MemoryStatsStore(settings), kit, coordination, close: () => kit.close() };
   }
   const redis = await RedisConnection.connect({
     url: options.redis,
@@ -138,6 +163,7 @@ async function openStores(options: PulseOptions, settings: ResolvedSettings): Pr
   return {
     stats: new RedisStatsStore(redis, settings),
     kit,
+    coordination: new RedisCoordinationStore(redis),
     close: async () => {
       await kit.close();
       await redis.close();
@@ -148,17 +174,34 @@ async function openStores(options: PulseOptions, settings: ResolvedSettings): Pr
 export async function createPulse(options: PulseOptions = {}, observer: PulseObserver = {}): Promise<Pulse> {
   const settings = resolveSettings(options);
   const clock = options.clock ?? systemClock;
+  // Checked before any connection is opened: a bad rule must stop the start, naming its field.
+  const alertRules = options.alerts ? resolveAlertRules(options.alerts, options.thresholds, settings.minSamples) : undefined;
   const stores = await openStores(options, settings);
   const engine = new SuccessRateEngine(stores.stats, settings, clock, options.logger, observer.onBatch?.bind(observer));
   const kit = createKit({ store: stores.kit, clock, namespace: settings.namespace });
+  const knownSeries = settings.dimensions.length > 0 ? new KnownSeries({ dimensions: settings.dimensions, horizonMs: settings.horizonMs }, () => clock.now()) : undefined;
   const snapshots = createHealthSnapshots({
     store: stores.stats,
     clock,
-    windows: settings.windows,
+    windows: [...settings.windows, ...(alertRules ? windowsNeeded(alertRules) : [])],
     minSamples: settings.minSamples,
     horizonMs: settings.horizonMs,
     intervalMs: 1000,
     logger: options.logger,
+    ...(knownSeries ? { series: knownSeries } : {}),
   });
-  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close());
+  const alerts = alertRules
+    ? createAlerts({
+        rules: alertRules,
+        namespace: settings.namespace,
+        snapshots,
+        coordination: stores.coordination,
+        clock,
+        failures: (channel, query) => engine.failures(channel, query),
+        minutes: { live: (channel, range) => engine.minutes(channel, range), liveRetentionMs: settings.retentionMs, minSamples: settings.minSamples },
+        logger: options.logger,
+        ...(observer.onAlertNotification ? { onResult: observer.onAlertNotification.bind(observer) } : {}),
+      })
+    : undefined;
+  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), { alerts, knownSeries });
 }

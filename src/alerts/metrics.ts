@@ -4,12 +4,19 @@
 import client, { type Registry } from 'prom-client';
 import type { Alerts } from './index.js';
 
-export interface AlertMetrics {
-  /** Hand this to createAlerts({ onResult }). */
-  countNotification(receiver: string, result: string): void;
+/** `paypulse_alert_notifications_total{receiver,result}`: the pulse observer's onAlertNotification. */
+export function alertNotificationMetrics(registry: Registry): (receiver: string, result: string) => void {
+  const notifications = new client.Counter({
+    name: 'paypulse_alert_notifications_total',
+    help: 'Alert notifications by receiver and result (sent, retried, failed, dropped).',
+    labelNames: ['receiver', 'result'],
+    registers: [registry],
+  });
+  return (receiver, result) => notifications.inc({ receiver, result });
 }
 
-export function registerAlertMetrics(registry: Registry, alerts: () => Pick<Alerts, 'active' | 'status'> | undefined): AlertMetrics {
+/** The firing alerts and the paused flag, read at scrape time. */
+export function registerAlertStateMetrics(registry: Registry, alerts: () => Pick<Alerts, 'active' | 'status'> | undefined): void {
   new client.Gauge({
     name: 'paypulse_alerts_firing',
     help: 'Alerts firing now (muted ones included), by channel and level.',
@@ -35,11 +42,4 @@ export function registerAlertMetrics(registry: Registry, alerts: () => Pick<Aler
       this.set(alerts()?.status().paused ? 1 : 0);
     },
   });
-  const notifications = new client.Counter({
-    name: 'paypulse_alert_notifications_total',
-    help: 'Alert notifications by receiver and result (sent, retried, failed, dropped).',
-    labelNames: ['receiver', 'result'],
-    registers: [registry],
-  });
-  return { countNotification: (receiver, result) => notifications.inc({ receiver, result }) };
 }

@@ -1,6 +1,7 @@
 // Reads and writes per-minute snapshots. Timestamps cross the port as epoch ms (the library's unit);
 // the table keeps timestamptz so people querying it with psql read real dates.
 import type { MinuteCounts } from '../types.js';
+import { createAlertHistory, type AlertHistory } from '../alerts/history.js';
 import type { SqlClient } from './sqlClient.js';
 
 export interface MinuteSnapshot extends MinuteCounts {
@@ -15,6 +16,8 @@ export interface HistoryStore {
   minutes(channel: string, range: { from: number; to: number; limit?: number }): Promise<MinuteCounts[]>;
   /** Deletes at most `limit` minutes older than `before` (bounded, so a long backlog never holds a long lock). */
   prune(before: number, limit?: number): Promise<number>;
+  /** Alert transitions (table alert_transitions), for GET /v1/alerts/history. */
+  readonly alerts?: AlertHistory;
   /** Throws when the database cannot answer: /readyz uses it. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -33,6 +36,7 @@ RETURNING 1`;
 export function createHistoryStore(db: SqlClient): HistoryStore {
   return {
     kind: db.kind,
+    alerts: createAlertHistory(db),
     async upsertMinutes(rows) {
       let written = 0;
       for (let start = 0; start < rows.length; start += rowsPerStatement) {

@@ -4,6 +4,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { registerAlertRoutes } from '../alerts/routes.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { HistoryStore, SnapshotJob } from '../history/index.js';
 import type { Pulse } from '../pulse.js';
@@ -19,7 +20,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOutcomeRoutes } from './routes/outcomes.js';
 import { registerStreamRoute } from './routes/stream.js';
-import { sharedSchemas } from './schemas.js';
+import { channelParamsSchema, errorResponses, sharedSchemas } from './schemas.js';
 import { EventHub } from './stream/eventHub.js';
 import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 
@@ -76,7 +77,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const hub = new EventHub({ maxEvents: config.streamReplayEvents });
   // The pulse reports every store call it really makes; coalescing sits on top, so joined reads cost nothing.
   const reads = new ReadCoalescer(pulse);
-  metrics.watch({ pulse, hub, history: () => snapshots?.stats, coalescedReads: () => reads.joined });
+  metrics.watch({ pulse, hub, history: () => snapshots?.stats, coalescedReads: () => reads.joined, alerts: () => pulse.alerts });
   const ticker = startRatesTicker({ pulse: reads, hub, clock, intervalMs: config.streamIntervalMs, logger: app.log });
   const context: PaypulseContext = { pulse, reads, hub, ticker, metrics, shuttingDown: false };
   app.decorate('paypulse', context);
@@ -109,7 +110,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerChannelRoutes(app, { pulse: reads, history, clock, thresholds: config.thresholds });
   registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop });
   registerMetricsRoute(app, metrics.registry);
-  registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown });
+  registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown, alerts: () => pulse.alerts?.status() });
+  if (pulse.alerts) {
+    registerAlertRoutes(app, { alerts: pulse.alerts, history: history.alerts, clock, schemas: { channelParams: channelParamsSchema, errorResponses } });
+    const unsubscribe = pulse.alerts.onTransition((n) => hub.publish('alert', n));
+    app.addHook('onClose', async () => unsubscribe());
+  }
   await registerDashboard(app);
 
   // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { checkAlertsSection } from '../alerts/config.js';
 import { PayPulseError } from '../errors.js';
 
 const windowPattern = /^[1-9]\d*(s|m|h)$/;
@@ -51,6 +52,8 @@ const configSchema = z
     historyRetentionDays: z.number().int().min(0),
     /** Longest a graceful shutdown waits for in-flight requests before closing sockets. */
     shutdownTimeoutMs: z.number().int().min(0),
+    /** Alert rules, checked field by field by checkAlertsSection (docs/alerts.md). */
+    alerts: z.record(z.string(), z.unknown()).optional(),
   })
 
 /** Anyone on the network could write outcomes and bend routing: outside loopback a token is mandatory. */
@@ -176,8 +179,9 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
 
   const result = configSchema.safeParse(merged);
   const missingToken = tokenProblem(merged);
-  if (result.success && !missingToken) return result.data;
-  if (result.success) throw new ConfigError([missingToken!]);
+  const alertLines = result.success ? checkAlertsSection(result.data.alerts, result.data.thresholds, result.data.minSamples, source.get('alerts') ?? 'alerts').lines : [];
+  if (result.success && !missingToken && alertLines.length === 0) return result.data;
+  if (result.success) throw new ConfigError([...alertLines, ...(missingToken ? [missingToken] : [])]);
   const lines = result.error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       // Typos in a config file ("prot: 80") would otherwise be ignored silently.

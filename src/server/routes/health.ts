@@ -11,6 +11,8 @@ export interface HealthRouteOptions {
   pulse: Pick<SuccessRates, 'health' | 'channels'>;
   history: Pick<HistoryStore, 'ping' | 'kind'>;
   isShuttingDown: () => boolean;
+  /** Alert evaluation's state, when alerts are configured: paused (store outage) makes the instance not ready. */
+  alerts?: () => { paused: boolean } | undefined;
 }
 
 interface Check {
@@ -47,11 +49,11 @@ const readySchema = {
   required: ['status', 'checks'],
   properties: {
     status: { type: 'string', enum: ['ready', 'not ready'] },
-    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, shutdown: checkSchema } },
+    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, shutdown: checkSchema, alerts: checkSchema } },
   },
 } as const;
 
-export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown }: HealthRouteOptions): void {
+export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown, alerts }: HealthRouteOptions): void {
   app.get(
     '/healthz',
     {
@@ -77,6 +79,8 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isS
         probe(history.kind, () => history.ping()),
       ]);
       const checks: Record<string, Check> = { store, history: historyCheck };
+      const alertState = alerts?.();
+      if (alertState) checks.alerts = alertState.paused ? { ok: false, kind: 'alerts', detail: 'evaluation paused: the store cannot be read' } : { ok: true, kind: 'alerts' };
       if (isShuttingDown()) checks.shutdown = { ok: false, kind: 'process', detail: 'shutting down' };
       const ready = Object.values(checks).every((c) => c.ok);
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
