@@ -77,7 +77,7 @@ export function observeSilent(rates: Record<string, Rate>, rule: ChannelRule, ru
 }
 
 /**
- * A burn-rate pair (Google SRE workbook, "Alerting on SLOs"): both windows spend the error budget faster
+ * A burn-rate pair (multi-window burn-rate alerting, docs/alerts.md): both windows spend the error budget faster
  * than `factor`. The long window stands in for `for:`; the short one makes the alert end soon after the burn.
  */
 export function observeBurn(rates: Record<string, Rate>, rule: ChannelRule, pair: BurnRatePair, target: number): Observation {
