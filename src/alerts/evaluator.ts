@@ -102,7 +102,7 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
     };
   }
 
-  async function announce(t: Target, step: Step, previous: AlertState, version: number, mute: number | null, nowMs: number): Promise<AlertNotification> {
+  async function announce(t: Target, step: Step, previous: AlertState, version: number, mute: number | null, nowMs: number): Promise<{ notification: AlertNotification; state: AlertState }> {
     let state = step.state;
     const transition = step.transition!;
     if ((transition === 'firing' || transition === 'escalated') && t.rule !== 'silent') {
@@ -114,7 +114,7 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
     }
     const muted = mute !== null && mute > nowMs;
     const { key: _key, observation: _o, health: _h, ...identity } = t;
-    return {
+    const notification: AlertNotification = {
       ...identity,
       transition,
       level: levelOf(state.rank) ?? levelOf(previous.rank)!,
@@ -128,6 +128,7 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
       muted,
       ...(muted ? { mutedUntil: mute! } : {}),
     };
+    return { notification, state };
   }
 
   async function run(given: HealthSnapshot): Promise<EvaluationReport> {
@@ -161,7 +162,11 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
           const reply = await coordination.compareAndSetState(t.key, current?.version ?? 0, JSON.stringify(step.state), stateTtlMs);
           if (reply.written) {
             shown = step.state;
-            if (step.transition) transitions.push(await announce(t, step, previous, reply.version, mute, nowMs));
+            if (step.transition) {
+              const announced = await announce(t, step, previous, reply.version, mute, nowMs);
+              transitions.push(announced.notification);
+              shown = announced.state;
+            }
           } else if (reply.current) {
             shown = parseState(reply.current.value);
           }
