@@ -11,6 +11,16 @@ import type { Alerts } from './index.js';
 export const maxMuteMs = 7 * 86_400_000;
 const maxHistorySpanMs = 31 * 86_400_000;
 
+/** What the routes serve when no alerts are configured: none fire, and a mute is refused with the reason. */
+export const noAlerts: AlertRoutesOptions['alerts'] = {
+  active: () => [],
+  status: () => ({ paused: false, lastEvaluatedAt: null, evaluations: 0, storeErrors: 0 }),
+  mute: async () => {
+    throw new ValidationError([{ index: 0, field: 'alerts', reason: 'no alerts are configured: add an alerts section to the config file' }]);
+  },
+  muteOf: async () => null,
+};
+
 export interface AlertRoutesOptions {
   alerts: Pick<Alerts, 'active' | 'status' | 'mute' | 'muteOf'>;
   history?: Pick<AlertHistory, 'list'>;

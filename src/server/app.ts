@@ -4,7 +4,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { registerAlertRoutes } from '../alerts/routes.js';
+import { noAlerts, registerAlertRoutes } from '../alerts/routes.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { HistoryStore, SnapshotJob } from '../history/index.js';
 import type { Pulse } from '../pulse.js';
@@ -111,8 +111,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop });
   registerMetricsRoute(app, metrics.registry);
   registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown, alerts: () => pulse.alerts?.status() });
+  // Without an alerts section the routes still answer (nothing fires), so the dashboard's request is not a 404.
+  registerAlertRoutes(app, { alerts: pulse.alerts ?? noAlerts, history: history.alerts, clock, schemas: { channelParams: channelParamsSchema, errorResponses } });
   if (pulse.alerts) {
-    registerAlertRoutes(app, { alerts: pulse.alerts, history: history.alerts, clock, schemas: { channelParams: channelParamsSchema, errorResponses } });
     const unsubscribe = pulse.alerts.onTransition((n) => hub.publish('alert', n));
     app.addHook('onClose', async () => unsubscribe());
   }
