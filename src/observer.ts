@@ -9,6 +9,8 @@ export interface PulseObserver {
   onStoreCall?(operation: string, seconds: number, failed: boolean): void;
   /** One write batch as the store executed it: concurrent calls merged, size in outcomes, duration in ms. */
   onBatch?(size: number, ms: number): void;
+  /** An alert notification's fate at one receiver: sent, retried, failed or dropped. */
+  onAlertNotification?(receiver: string, result: string): void;
 }
 
 function secondsSince(startNs: bigint): number {

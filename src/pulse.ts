@@ -2,6 +2,8 @@
 // without, on the embedded in-memory engines, which are real single-process engines. The success-rate
 // engine and the payment safety kit share one connection and one clock.
 import { join } from 'node:path';
+import { createAlerts, type Alerts } from './alerts/index.js';
+import { resolveAlertRules, windowsNeeded } from './alerts/rules.js';
 import { systemClock, type Clock } from './clock.js';
 import { createKit, type Kit } from './kit/index.js';
 import { observeRecord, observeStoreCall, type PulseObserver } from './observer.js';
@@ -11,18 +13,19 @@ import { DurableSpill } from './stats/spill/durableSpill.js';
 import { SpillJournal } from './stats/spill/journal.js';
 import { DegradingKitStore } from './store/degradingKitStore.js';
 import { createHealthSnapshots, type HealthSnapshots } from './stats/healthSnapshot.js';
+import { KnownSeries } from './stats/knownSeries.js';
 import { addRecords, noRecords, verdictOf } from './stats/recordResults.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
+import { MemoryCoordinationStore } from './store/memory/coordination.js';
 import { MemoryKitStore } from './store/memory/kit/index.js';
 import { MemoryStatsStore } from './store/memory/statsStore.js';
+import type { CoordinationStore } from './store/ports/coordination.js';
 import type { KitStore } from './store/ports/kit.js';
 import type { StatsStore } from './store/ports/stats.js';
 import { RedisConnection } from './store/redis/connection.js';
+import { RedisCoordinationStore } from './store/redis/coordination.js';
 import { RedisKitStore } from './store/redis/kit/index.js';
 import { RedisStatsStore } from './store/redis/statsStore.js';
-import { MemoryCoordinationStore } from './store/memory/coordination.js';
-import type { CoordinationStore } from './store/ports/coordination.js';
-import { RedisCoordinationStore } from './store/redis/coordination.js';
 import { planRouting, startRouting, type BreakerHandle, type Routing } from './routing/index.js';
 import type { RouteDecision, RouteRequest } from './routing/types.js';
 import type {
@@ -45,6 +48,14 @@ function summaryOf(r: RecordResult): RecordManyResult {
   return addRecords(noRecords(), [verdictOf(r)]);
 }
 
+/** Optional parts built beside the engine and the kit. */
+export interface PulseParts {
+  /** Present when `createPulse({ alerts })` configured them. */
+  alerts?: Alerts;
+  /** The dims series seen by this process, for the snapshot's per-dimension series. */
+  knownSeries?: KnownSeries;
+}
+
 /**
  * The library object: the success-rate engine and the payment safety kit side by side. Every store-backed
  * call of the engine is reported to the observer. A new part (a router, alerts) is one more member here,
@@ -56,6 +67,9 @@ export class Pulse implements SuccessRates {
   readonly idempotency: Kit['idempotency'];
   readonly cache: Kit['cache'];
   readonly recency: Kit['recency'];
+  /** Graded alerts on the health snapshot (`createPulse({ alerts })`); `alerts.active()` lists the firing ones. */
+  readonly alerts: Alerts | undefined;
+  private readonly knownSeries: KnownSeries | undefined;
 
   constructor(
     private readonly engine: SuccessRateEngine,
@@ -68,8 +82,11 @@ export class Pulse implements SuccessRates {
     private readonly closeShared: () => Promise<void>,
     /** The router and the shared breakers (docs/routing.md). */
     readonly routing: Routing,
-    private readonly describeStore?: () => string,
+    private readonly describeStore: (() => string) | undefined,
+    parts: PulseParts = {},
   ) {
+    this.alerts = parts.alerts;
+    this.knownSeries = parts.knownSeries;
     this.windows = engine.windows;
     this.lock = kit.lock;
     this.idempotency = kit.idempotency;
@@ -78,12 +95,14 @@ export class Pulse implements SuccessRates {
   }
 
   async record(outcome: Outcome): Promise<RecordResult> {
+    this.knownSeries?.observe([outcome]);
     const result = await observeRecord(this.observer, 'record', [outcome], () => this.engine.record(outcome), summaryOf);
     await this.routing.noteOutcomes([outcome]);
     return result;
   }
 
   async recordMany(outcomes: Outcome[]): Promise<RecordManyResult> {
+    if (Array.isArray(outcomes)) this.knownSeries?.observe(outcomes);
     const result = await observeRecord(this.observer, 'recordMany', outcomes, () => this.engine.recordMany(outcomes), (r) => r);
     // Probes and experiment arms are credited from what was recorded; it never fails the record.
     await this.routing.noteOutcomes(outcomes);
@@ -158,6 +177,7 @@ export class Pulse implements SuccessRates {
   }
 
   async close(): Promise<void> {
+    await this.alerts?.stop();
     await this.routing.stop();
     await this.snapshots.stop();
     await this.engine.close();
@@ -218,6 +238,8 @@ function degradationSwitch(options: PulseOptions, clock: Clock): DegradationSwit
 export async function createPulse(options: PulseOptions = {}, observer: PulseObserver = {}): Promise<Pulse> {
   const settings = resolveSettings(options);
   const clock = options.clock ?? systemClock;
+  // Checked before any connection is opened: a bad rule must stop the start, naming its field.
+  const alertRules = options.alerts ? resolveAlertRules(options.alerts, options.thresholds, settings.minSamples) : undefined;
   const degradation = degradationSwitch(options, clock);
   const spill = await openSpill(options);
   const stores = await openStores(options, settings, degradation).catch(async (err: unknown) => {
@@ -227,16 +249,31 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
   const engine = new SuccessRateEngine(stores.stats, settings, clock, options.logger, observer.onBatch?.bind(observer), { spill, degradation });
   const kit = createKit({ store: stores.kit, clock, namespace: settings.namespace });
   const plan = planRouting(options.routing ?? {}, settings);
+  const knownSeries = settings.dimensions.length > 0 ? new KnownSeries({ dimensions: settings.dimensions, horizonMs: settings.horizonMs }, () => clock.now()) : undefined;
   const snapshots = createHealthSnapshots({
     store: stores.stats,
     clock,
-    windows: [...settings.windows, ...plan.windows],
+    windows: [...settings.windows, ...plan.windows, ...(alertRules ? windowsNeeded(alertRules) : [])],
     minSamples: settings.minSamples,
     horizonMs: settings.horizonMs,
     intervalMs: 1000,
     series: plan.series,
     logger: options.logger,
+    ...(knownSeries ? { series: knownSeries } : {}),
   });
   const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger });
-  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing, stores.describe);
+  const alerts = alertRules
+    ? createAlerts({
+        rules: alertRules,
+        namespace: settings.namespace,
+        snapshots,
+        coordination: stores.coordination,
+        clock,
+        failures: (channel, query) => engine.failures(channel, query),
+        minutes: { live: (channel, range) => engine.minutes(channel, range), liveRetentionMs: settings.retentionMs, minSamples: settings.minSamples },
+        logger: options.logger,
+        ...(observer.onAlertNotification ? { onResult: observer.onAlertNotification.bind(observer) } : {}),
+      })
+    : undefined;
+  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing, stores.describe, { alerts, knownSeries });
 }

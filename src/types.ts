@@ -1,4 +1,5 @@
 // The public shapes of PayPulse (docs/architecture.md). Names may grow, not change without reason.
+import type { AlertRulesInput, Thresholds } from './alerts/rules.js';
 import type { Clock } from './clock.js';
 import type { RoutingOptions } from './routing/types.js';
 import type { DegradationThresholds } from './stats/degradation.js';
@@ -79,6 +80,10 @@ export interface MinuteCounts {
 export type Strategy = 'buckets' | 'zset' | 'zset-sharded';
 
 export interface PulseOptions {
+  /** Alert rules (docs/alerts.md); none: no alerts are evaluated. */
+  alerts?: AlertRulesInput;
+  /** The levels that colour the dashboard and raise alerts. Default warn 0.95, major 0.80, critical 0.50. */
+  thresholds?: Thresholds;
   /** Redis URL; several comma-separated URLs (or `cluster: true`) for Redis Cluster. None: embedded store. */
   redis?: string;
   cluster?: boolean;

@@ -1,4 +1,5 @@
 // The dashboard's wiring: first snapshot from GET /v1/channels, the last hour from history, then the stream.
+import { AlertsPanel, fetchAlerts, markerText } from './alerts.js';
 import { fetchBreakers, fetchChannels, fetchHistory, openStream } from './api.js';
 import { RateChart } from './chart.js';
 import { FailuresPanel } from './drilldown.js';
@@ -96,6 +97,20 @@ async function main() {
   );
   renderSummary(table.update(initial.channels));
 
+  const alertsPanel = new AlertsPanel({ panel: $('alerts'), body: $('alerts-body'), empty: $('alerts-empty'), banner: $('alert-banner') });
+  const refreshAlerts = () => fetchAlerts().then((r) => {
+    alertsPanel.update(r.alerts);
+    return r.alerts;
+  }).catch((error) => console.warn('PayPulse: alerts unavailable', error));
+  // Alerts already firing when the page opens get their marker at the time they fired.
+  refreshAlerts().then((alerts) => {
+    for (const a of alerts ?? []) chart.mark(a.since, a.level, markerText({ ...a, transition: 'firing' }));
+  });
+  const onAlert = (event) => {
+    chart.mark(event.at, event.level, markerText(event));
+    refreshAlerts();
+  };
+
   // History is asked for in the server's time (asOf), not the browser's: the two clocks may differ.
   const asOfs = initial.channels.flatMap((c) => Object.values(c.rates).map((r) => r.asOf));
   const serverNow = asOfs.length ? Math.max(...asOfs) : Date.now();
@@ -139,9 +154,8 @@ async function main() {
     .then(({ breakers }) => breakers.forEach((view) => table.setBreaker(view)))
     .catch(() => undefined);
 
-  // EventSource drops named events nobody listens to, so the `alert` and `gap` events of the stream pass
-  // by harmlessly until panels for them exist.
-  openStream(['rates', 'breaker'], {
+  // EventSource drops named events nobody listens to, so `gap` passes by harmlessly.
+  openStream(['rates', 'breaker', 'alert'], {
     onState: (state) => {
       if (state === 'live' && previousState === 'reconnecting') refillHistory = true;
       previousState = state;
@@ -151,6 +165,7 @@ async function main() {
     onEvent: (type, data) => {
       if (type === 'rates' && Array.isArray(data?.rates)) onRates(data);
       if (type === 'breaker' && data?.channel) table.setBreaker(data);
+      if (type === 'alert' && data?.channel) onAlert(data);
     },
   });
 

@@ -24,6 +24,8 @@ export class RateChart {
     this.plot = null;
     this.pending = false;
     this.focused = null;
+    // Alert transitions drawn as vertical lines: [{ x (epoch s), level, text }], oldest first, bounded.
+    this.markers = [];
     new ResizeObserver(() => this.plot?.setSize(this.size())).observe(container);
   }
 
@@ -75,6 +77,15 @@ export class RateChart {
     // uPlot's series are fixed at creation: a new channel means a new plot.
     this.plot?.destroy();
     this.plot = null;
+  }
+
+  /** One alert transition at server time `atMs`, drawn as a vertical line in the level's colour. */
+  mark(atMs, level, text) {
+    this.markers.push({ x: atMs / 1000, level, text });
+    if (this.markers.length > 200) this.markers.shift();
+    this.container.dataset.markers = String(this.markers.length);
+    this.container.title = this.markers.slice(-5).map((m) => m.text).join('\n');
+    this.schedule();
   }
 
   /** Brings one channel's line forward (the one being drilled into); null: all equal again. */
@@ -175,6 +186,7 @@ export class RateChart {
       hooks: {
         // Dashed lines at the alert thresholds, under the series, so a dip reads against them at a glance.
         drawAxes: [(u) => drawThresholds(u, thresholdLines)],
+        draw: [(u) => drawMarkers(u, this.markers, { warn: colour('--warn'), major: colour('--major'), critical: colour('--critical') })],
       },
     };
   }
@@ -238,6 +250,24 @@ function drawThresholds(u, lines) {
     ctx.beginPath();
     ctx.moveTo(left, y);
     ctx.lineTo(left + width, y);
+    ctx.stroke();
+  }
+  ctx.restore();
+}
+
+function drawMarkers(u, markers, colours) {
+  const { ctx } = u;
+  const { left, top, width, height } = u.bbox;
+  ctx.save();
+  ctx.lineWidth = 2 * devicePixelRatio;
+  for (const m of markers) {
+    const x = Math.round(u.valToPos(m.x, 'x', true));
+    if (x < left || x > left + width) continue;
+    ctx.strokeStyle = colours[m.level] ?? colours.major;
+    ctx.globalAlpha = 0.8;
+    ctx.beginPath();
+    ctx.moveTo(x, top);
+    ctx.lineTo(x, top + height);
     ctx.stroke();
   }
   ctx.restore();

@@ -89,5 +89,15 @@ export async function main(argv: string[]): Promise<void> {
       await runBreaker({ target: o.target, channel, mode, token: o.token ?? process.env.PAYPULSE_TOKEN });
     });
 
+  program
+    .command('rules')
+    .description('print Prometheus recording and alerting rules for the configured alerts (check them with promtool)')
+    .option('--config <file>', 'JSON or YAML configuration file (or PAYPULSE_CONFIG)')
+    .action(async (o) => {
+      const { loadConfig } = await import('../server/config.js');
+      const { rulesCommandOutput } = await import('../alerts/config.js');
+      process.stdout.write(rulesCommandOutput(loadConfig({ configPath: o.config })));
+    });
+
   await program.parseAsync(argv);
 }

@@ -1,6 +1,7 @@
 // Reads and writes per-minute snapshots. Timestamps cross the port as epoch ms (the library's unit);
 // the table keeps timestamptz so people querying it with psql read real dates.
 import type { MinuteCounts } from '../types.js';
+import { createAlertHistory, type AlertHistory } from '../alerts/history.js';
 import type { SqlClient } from './sqlClient.js';
 import { createBreakerHistory, type BreakerHistory } from './breakerTransitions.js';
 
@@ -24,6 +25,8 @@ export interface HistoryStore {
   prune(before: number, limit?: number): Promise<number>;
   /** Transitions of the shared circuit breakers (migration 003). */
   readonly breakers: BreakerHistory;
+  /** Alert transitions (table alert_transitions), for GET /v1/alerts/history. */
+  readonly alerts?: AlertHistory;
   /** Throws when the database cannot answer: /readyz uses it. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -68,6 +71,7 @@ export function createHistoryStore(db: SqlClient): HistoryStore {
   return {
     kind: db.kind,
     breakers: createBreakerHistory(db),
+    alerts: createAlertHistory(db),
     async upsertMinutes(rows) {
       let written = 0;
       for (let start = 0; start < rows.length; start += rowsPerStatement) {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { noAlerts, registerAlertRoutes } from '../alerts/routes.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { HistoryStore, SnapshotJob } from '../history/index.js';
 import type { Pulse } from '../pulse.js';
@@ -24,7 +25,7 @@ import { registerOutcomeRoutes } from './routes/outcomes.js';
 import { registerRoutingRoutes } from './routes/routing.js';
 import { registerStreamRoute } from './routes/stream.js';
 import { registerRoutingMetrics } from './metrics/routingMetrics.js';
-import { sharedSchemas } from './schemas.js';
+import { channelParamsSchema, errorResponses, sharedSchemas } from './schemas.js';
 import { EventHub } from './stream/eventHub.js';
 import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 
@@ -83,7 +84,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const hub = new EventHub({ maxEvents: config.streamReplayEvents });
   // The pulse reports every store call it really makes; coalescing sits on top, so joined reads cost nothing.
   const reads = new ReadCoalescer(pulse);
-  metrics.watch({ pulse, hub, history: () => snapshots?.stats, coalescedReads: () => reads.joined });
+  metrics.watch({ pulse, hub, history: () => snapshots?.stats, coalescedReads: () => reads.joined, alerts: () => pulse.alerts });
   const ticker = startRatesTicker({ pulse: reads, hub, clock, intervalMs: config.streamIntervalMs, logger: app.log });
   const context: PaypulseContext = { pulse, reads, hub, ticker, metrics, shuttingDown: false };
   app.decorate('paypulse', context);
@@ -132,7 +133,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   registerMetricsRoute(app, metrics.registry);
   const durable = config.dataDir ? join(config.dataDir, 'spill') : undefined;
-  registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown, durable });
+  registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown, durable, alerts: () => pulse.alerts?.status() });
+  // Without an alerts section the routes still answer (nothing fires), so the dashboard's request is not a 404.
+  registerAlertRoutes(app, { alerts: pulse.alerts ?? noAlerts, history: history.alerts, clock, schemas: { channelParams: channelParamsSchema, errorResponses } });
+  if (pulse.alerts) {
+    const unsubscribe = pulse.alerts.onTransition((n) => hub.publish('alert', n));
+    app.addHook('onClose', async () => unsubscribe());
+  }
   await registerDashboard(app);
 
   // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.

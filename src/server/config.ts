@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { checkAlertsSection } from '../alerts/config.js';
 import { PayPulseError } from '../errors.js';
 import { resolveRoutingSettings } from '../routing/settings.js';
 import type { RoutingOptions } from '../routing/types.js';
@@ -75,6 +76,8 @@ const configSchema = z
     streamStallGraceMs: z.number().int().min(100),
     /** A second token for /metrics; unset: /metrics is open (Prometheus scrapers rarely hold the API token). */
     metricsToken: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Alert rules, checked field by field by checkAlertsSection (docs/alerts.md). */
+    alerts: z.record(z.string(), z.unknown()).optional(),
   })
   .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, {
     message: 'headersTimeoutMs must not exceed requestTimeoutMs',
@@ -240,9 +243,10 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
   const result = configSchema.safeParse(merged);
   const missingToken = tokenProblem(merged);
   const routingLine = result.success ? routingProblem(result.data, source) : null;
-  if (routingLine) throw new ConfigError([routingLine]);
-  if (result.success && !missingToken) return result.data;
-  if (result.success) throw new ConfigError([missingToken!]);
+  const alertLines = result.success ? checkAlertsSection(result.data.alerts, result.data.thresholds, result.data.minSamples, source.get('alerts') ?? 'alerts').lines : [];
+  const problems = [...(routingLine ? [routingLine] : []), ...alertLines];
+  if (result.success && !missingToken && problems.length === 0) return result.data;
+  if (result.success) throw new ConfigError([...problems, ...(missingToken ? [missingToken] : [])]);
   const lines = result.error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       // Typos in a config file ("prot: 80") would otherwise be ignored silently.

@@ -6,6 +6,7 @@ import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { openHistory, startSnapshotJob, type HistoryStore, type SnapshotJob } from '../history/index.js';
 import { createPulse, type Pulse } from '../pulse.js';
+import type { PulseOptions } from '../types.js';
 import { buildApp } from './app.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
@@ -45,10 +46,14 @@ function urlOf(host: string, port: number): string {
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
 async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): Promise<ServiceParts> {
   const metrics = createServiceMetrics();
-  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs } = config;
+  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, thresholds } = config;
   const routing = config.routing as RoutingOptions | undefined;
+  const alerts = config.alerts as PulseOptions['alerts'];
   const { dataDir } = config;
-  const pulse = await createPulse({ redis, namespace, strategy, windows, minSamples, recordTimeoutMs, dataDir, routing, clock, logger }, metrics.observer);
+  const pulse = await createPulse(
+    { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, dataDir, routing, clock, logger, thresholds, ...(alerts ? { alerts } : {}) },
+    metrics.observer,
+  );
   const opened: (() => Promise<unknown>)[] = [() => pulse.close()];
   try {
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -70,6 +75,12 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
     opened.push(() => snapshots.stop());
     const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots });
     opened.push(() => app.close());
+    if (pulse.alerts) {
+      if (history.alerts) pulse.alerts.attachHistory({ alerts: history.alerts, minutes: (channel, range) => history.minutes(channel, range) });
+      pulse.alerts.start();
+      // The alerts evaluate the process's health snapshot, so it runs live from here on.
+      pulse.snapshots.start();
+    }
     await app.listen({ port: config.port, host: config.host });
     return { pulse, history, snapshots, app };
   } catch (err) {

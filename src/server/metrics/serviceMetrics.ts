@@ -7,12 +7,16 @@ import type { SnapshotJobStats } from '../../history/index.js';
 import type { PulseObserver } from '../../observer.js';
 import type { SuccessRates } from '../../types.js';
 import type { EventHub } from '../stream/eventHub.js';
+import { registerAlertStateMetrics } from '../../alerts/metrics.js';
+import type { Alerts } from '../../alerts/index.js';
 import { createPulseMetrics } from './pulseMetrics.js';
 import { boundedChannelLabels, createRegistry, mirroredCounter } from './registry.js';
 import { registerHealthMetrics, registerRateMetrics } from './stateMetrics.js';
 
 export interface ServiceMetricsSources {
   pulse: Pick<SuccessRates, 'rates' | 'windows' | 'health'>;
+  /** The pulse's alerts, when configured: firing alerts and the paused flag. */
+  alerts?: () => Pick<Alerts, 'active' | 'status'> | undefined;
   hub: EventHub;
   history?: () => SnapshotJobStats | undefined;
   /** Reads that joined an identical one in flight instead of calling the store. */
@@ -112,7 +116,7 @@ export function createServiceMetrics(): ServiceMetrics {
   return {
     registry,
     observer,
-    watch({ pulse, hub, history, coalescedReads }) {
+    watch({ pulse, hub, history, coalescedReads, alerts }) {
       if (watching) throw new Error('these service metrics already watch a pulse');
       watching = true;
       registerHealthMetrics(registry, pulse);
@@ -120,6 +124,7 @@ export function createServiceMetrics(): ServiceMetrics {
       mirroredCounter(registry, 'paypulse_coalesced_reads_total', 'Reads answered by joining an identical read already in flight.', () => coalescedReads?.());
       registerStreamMetrics(registry, hub);
       registerHistoryMetrics(registry, () => history?.());
+      registerAlertStateMetrics(registry, alerts ?? (() => undefined));
     },
     countStreamDrop: () => streamDrops.inc(),
     countRefusedConnection: (reason) => refusedConnections.inc({ reason }),

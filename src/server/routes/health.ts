@@ -13,6 +13,8 @@ export interface HealthRouteOptions {
   isShuttingDown: () => boolean;
   /** The spill folder when outcomes are spilled durably; absent when they wait in memory. */
   durable?: string;
+  /** Alert evaluation's state, when alerts are configured: paused (store outage) makes the instance not ready. */
+  alerts?: () => { paused: boolean } | undefined;
 }
 
 interface Check {
@@ -49,7 +51,7 @@ const readySchema = {
   required: ['status', 'checks'],
   properties: {
     status: { type: 'string', enum: ['ready', 'not ready'] },
-    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, shutdown: checkSchema } },
+    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, shutdown: checkSchema, alerts: checkSchema } },
     degradationLevel: { type: 'integer', enum: [0, 1, 2] },
     /** Where outcomes wait while the store is down: a durable journal, or memory (lost if the process dies). */
     buffering: { type: 'string' },
@@ -80,7 +82,7 @@ function readinessLog(app: FastifyInstance): (ready: boolean, checks: Record<str
   };
 }
 
-export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown, durable }: HealthRouteOptions): void {
+export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown, durable, alerts }: HealthRouteOptions): void {
   const logReadiness = readinessLog(app);
   app.get(
     '/healthz',
@@ -111,6 +113,8 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isS
         probe(history.kind, () => history.ping()),
       ]);
       const checks: Record<string, Check> = { store, history: historyCheck };
+      const alertState = alerts?.();
+      if (alertState) checks.alerts = alertState.paused ? { ok: false, kind: 'alerts', detail: 'evaluation paused: the store cannot be read' } : { ok: true, kind: 'alerts' };
       if (isShuttingDown()) checks.shutdown = { ok: false, kind: 'process', detail: 'shutting down' };
       const ready = Object.values(checks).every((c) => c.ok);
       const now = pulse.health();

@@ -1,0 +1,241 @@
+// Evaluates the alert rules on each health snapshot, at most once per `evaluateEvery`, and steps each alert's
+// state in the coordination store by compare-and-set: of N instances evaluating the same snapshot slot,
+// one writes each step, and only that one notifies its transition (docs/alerts.md, "One page per incident").
+// A snapshot that could not be refreshed pauses evaluation: alerting on stale numbers would page on nothing,
+// or stay quiet through an outage, with equal confidence.
+import type { Clock } from '../clock.js';
+import type { HealthSnapshot, HealthSnapshots } from '../stats/healthSnapshot.js';
+import type { CoordinationStore, SharedState } from '../store/ports/coordination.js';
+import type { PulseLogger } from '../types.js';
+import { levelOf } from './decision.js';
+import { gatherEvidence, type FailuresReader } from './evidence.js';
+import { dashboardLink, emptyEvidence, type ActiveAlert, type AlertNotification, type Evidence } from './notification.js';
+import { longWindowsNeeded, type AlertRules } from './rules.js';
+import type { LongWindows } from './longWindows.js';
+import { parseState, stepAlert, type AlertState, type Step } from './state.js';
+import { muteKeyOf, targetsOf, type Target } from './targets.js';
+
+export interface AlertSink {
+  /** Takes a notification without waiting for any receiver: it must return at once. */
+  dispatch(notification: AlertNotification): void;
+  /** Every instance hands its view of the firing alerts over after each evaluation (Alertmanager re-sends). */
+  firing?(active: ActiveAlert[], nowMs: number): void;
+}
+
+export interface AlertEvaluatorOptions {
+  rules: AlertRules;
+  namespace: string;
+  snapshots: Pick<HealthSnapshots, 'latest' | 'status' | 'onSnapshot'>;
+  coordination: CoordinationStore;
+  clock: Clock;
+  sink: AlertSink;
+  failures?: FailuresReader;
+  /** Each transition this instance won (muted ones included): history rows, stream events. */
+  onTransition?: (notification: AlertNotification) => void;
+  logger?: PulseLogger;
+  /** Adds the burn-rate windows the engine does not answer (6 h …) to each snapshot. */
+  longWindows?: LongWindows;
+}
+
+export interface EvaluationReport {
+  evaluated: boolean;
+  reason?: 'paused' | 'same-slot' | 'store-error' | 'no-snapshot';
+  transitions: AlertNotification[];
+}
+
+export interface EvaluatorStatus {
+  /** Evaluation is paused: the snapshot (or the coordination store) is failing. */
+  paused: boolean;
+  lastEvaluatedAt: number | null;
+  evaluations: number;
+  storeErrors: number;
+}
+
+export interface AlertEvaluator {
+  evaluate(snapshot?: HealthSnapshot): Promise<EvaluationReport>;
+  active(): ActiveAlert[];
+  status(): EvaluatorStatus;
+  mute(channel: string, untilMs: number): Promise<void>;
+  muteOf(channel: string): Promise<number | null>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+const stateTtlFloorMs = 3_600_000;
+
+function muteUntil(state: SharedState | null | undefined): number | null {
+  if (!state) return null;
+  try {
+    const until = (JSON.parse(state.value) as { until?: unknown }).until;
+    return typeof until === 'number' ? until : null;
+  } catch {
+    return null;
+  }
+}
+
+export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvaluator {
+  const { rules, namespace, snapshots, coordination, clock, sink, logger } = options;
+  const stateTtlMs = Math.max(2 * rules.repeatEveryMs, stateTtlFloorMs);
+  const longLabels = longWindowsNeeded(rules);
+  let active: ActiveAlert[] = [];
+  let lastSlot = -1;
+  let running: Promise<EvaluationReport> | null = null;
+  let unsubscribe: (() => void) | undefined;
+  const status: EvaluatorStatus = { paused: false, lastEvaluatedAt: null, evaluations: 0, storeErrors: 0 };
+
+  function activeOf(t: Target, state: AlertState, mute: number | null, nowMs: number): ActiveAlert | null {
+    const level = levelOf(state.rank);
+    if (!level || state.since === null) return null;
+    const muted = mute !== null && mute > nowMs;
+    const { key: _key, observation: _o, health: _h, ...identity } = t;
+    return {
+      ...identity,
+      level,
+      since: state.since,
+      levelSince: state.levelSince ?? state.since,
+      rate: state.basis ?? null,
+      window: t.window,
+      evidence: (state.evidence as Evidence | undefined) ?? emptyEvidence,
+      muted,
+      ...(muted ? { mutedUntil: mute! } : {}),
+      dashboardUrl: dashboardLink(rules.dashboardUrl, t.channel),
+    };
+  }
+
+  async function announce(t: Target, step: Step, previous: AlertState, version: number, mute: number | null, nowMs: number): Promise<{ notification: AlertNotification; state: AlertState }> {
+    let state = step.state;
+    const transition = step.transition!;
+    if ((transition === 'firing' || transition === 'escalated') && t.rule !== 'silent') {
+      const evidence = await gatherEvidence(options.failures, t.health, t.channel, t.window, rules.silent.enabled ? rules.silent.baseline : undefined);
+      state = { ...state, evidence };
+      // The evidence rides on the state so every instance's `active()` shows it; losing this write to the
+      // next evaluation's step only loses the evidence there, never the transition.
+      await coordination.compareAndSetState(t.key, version, JSON.stringify(state), stateTtlMs).catch(() => undefined);
+    }
+    const muted = mute !== null && mute > nowMs;
+    const { key: _key, observation: _o, health: _h, ...identity } = t;
+    const notification: AlertNotification = {
+      ...identity,
+      transition,
+      level: levelOf(state.rank) ?? levelOf(previous.rank)!,
+      previousLevel: levelOf(previous.rank),
+      rate: state.basis ?? null,
+      window: t.window,
+      since: previous.since ?? state.since ?? nowMs,
+      at: nowMs,
+      dashboardUrl: dashboardLink(rules.dashboardUrl, t.channel),
+      evidence: (state.evidence as Evidence | undefined) ?? (previous.evidence as Evidence | undefined) ?? emptyEvidence,
+      muted,
+      ...(muted ? { mutedUntil: mute! } : {}),
+    };
+    return { notification, state };
+  }
+
+  async function run(given: HealthSnapshot): Promise<EvaluationReport> {
+    const nowMs = given.asOf;
+    const slot = Math.floor(nowMs / rules.evaluateEveryMs);
+    let stored: Array<SharedState | null>;
+    let targets: Target[];
+    let channels: string[];
+    try {
+      const snapshot = options.longWindows ? await options.longWindows.extend(given, longLabels) : given;
+      targets = targetsOf(snapshot, rules, namespace);
+      channels = [...new Set(targets.map((t) => t.channel))];
+      stored = await coordination.readStates([...targets.map((t) => t.key), ...channels.map((c) => muteKeyOf(namespace, c))]);
+    } catch (err) {
+      status.storeErrors++;
+      status.paused = true;
+      logger?.warn({ err: (err as Error).message }, 'paypulse: alert state unreadable; evaluation paused');
+      return { evaluated: false, reason: 'store-error', transitions: [] };
+    }
+    const mutes = new Map(channels.map((c, i) => [c, muteUntil(stored[targets.length + i])]));
+    const transitions: AlertNotification[] = [];
+    const nextActive: ActiveAlert[] = [];
+    await Promise.all(targets.map(async (t, i) => {
+      const current = stored[i] ?? null;
+      const previous = parseState(current?.value);
+      const mute = mutes.get(t.channel) ?? null;
+      const step = stepAlert(previous, t.observation, { nowMs, slot, muted: mute !== null && mute > nowMs }, rules);
+      let shown = previous;
+      if (step.changed) {
+        try {
+          const reply = await coordination.compareAndSetState(t.key, current?.version ?? 0, JSON.stringify(step.state), stateTtlMs);
+          if (reply.written) {
+            shown = step.state;
+            if (step.transition) {
+              const announced = await announce(t, step, previous, reply.version, mute, nowMs);
+              transitions.push(announced.notification);
+              shown = announced.state;
+            }
+          } else if (reply.current) {
+            shown = parseState(reply.current.value);
+          }
+        } catch (err) {
+          status.storeErrors++;
+          logger?.warn({ err: (err as Error).message, alert: t.id }, 'paypulse: alert state write failed');
+        }
+      }
+      const shownAlert = activeOf(t, shown, mute, nowMs);
+      if (shownAlert) nextActive.push(shownAlert);
+    }));
+    active = nextActive.sort((a, b) => a.channel.localeCompare(b.channel) || a.id.localeCompare(b.id));
+    for (const n of transitions) {
+      options.onTransition?.(n);
+      if (!n.muted) sink.dispatch(n);
+    }
+    sink.firing?.(active.filter((a) => !a.muted), nowMs);
+    status.paused = false;
+    status.lastEvaluatedAt = nowMs;
+    status.evaluations++;
+    lastSlot = slot;
+    return { evaluated: true, transitions };
+  }
+
+  async function evaluate(given?: HealthSnapshot): Promise<EvaluationReport> {
+    if (snapshots.status().failing) {
+      status.paused = true;
+      return { evaluated: false, reason: 'paused', transitions: [] };
+    }
+    const snapshot = given ?? snapshots.latest();
+    if (!snapshot) return { evaluated: false, reason: 'no-snapshot', transitions: [] };
+    if (Math.floor(snapshot.asOf / rules.evaluateEveryMs) <= lastSlot) return { evaluated: false, reason: 'same-slot', transitions: [] };
+    // A snapshot arriving while the previous evaluation still runs is skipped, not queued.
+    if (running) return { evaluated: false, reason: 'same-slot', transitions: [] };
+    running = run(snapshot).finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  async function muteOf(channel: string): Promise<number | null> {
+    const [state] = await coordination.readStates([muteKeyOf(namespace, channel)]);
+    const until = muteUntil(state);
+    return until !== null && until > clock.now() ? until : null;
+  }
+
+  return {
+    evaluate,
+    active: () => active,
+    status: () => ({ ...status }),
+    muteOf,
+    async mute(channel, untilMs) {
+      const key = muteKeyOf(namespace, channel);
+      const ttlMs = Math.max(1_000, untilMs - clock.now() + 60_000);
+      // A mute is a plain overwrite; the loop only retries the version race with another writer.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const [current] = await coordination.readStates([key]);
+        const reply = await coordination.compareAndSetState(key, current?.version ?? 0, JSON.stringify({ until: untilMs }), ttlMs);
+        if (reply.written) return;
+      }
+      throw new Error(`mute of ${channel}: the mute kept changing under this write`);
+    },
+    start() {
+      unsubscribe ??= snapshots.onSnapshot((snapshot) => void evaluate(snapshot).catch((err) => logger?.error({ err: (err as Error).message }, 'paypulse: alert evaluation failed')));
+    },
+    async stop() {
+      unsubscribe?.();
+      unsubscribe = undefined;
+      await running;
+    },
+  };
+}

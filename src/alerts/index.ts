@@ -1,0 +1,120 @@
+// The alert engine as the library exposes it (`pulse.alerts`): the evaluator on the health snapshot, the
+// receivers, the history of transitions and the listeners (the service's stream).
+import type { Clock } from '../clock.js';
+import type { HealthSnapshots } from '../stats/healthSnapshot.js';
+import type { CoordinationStore } from '../store/ports/coordination.js';
+import type { PulseLogger } from '../types.js';
+import { createAlertEvaluator, type EvaluationReport, type EvaluatorStatus } from './evaluator.js';
+import type { FailuresReader } from './evidence.js';
+import type { AlertHistory } from './history.js';
+import type { ActiveAlert, AlertNotification } from './notification.js';
+import { createNotifier, type Notifier, type NotifierOptions } from './notifier.js';
+import { longWindowsNeeded, type AlertRules } from './rules.js';
+import { createLongWindows, longWindowSec, type LongWindows, type MinuteReader } from './longWindows.js';
+import { ValidationError } from '../errors.js';
+
+export interface AlertsOptions {
+  rules: AlertRules;
+  namespace: string;
+  snapshots: HealthSnapshots;
+  coordination: CoordinationStore;
+  clock: Clock;
+  failures?: FailuresReader;
+  history?: AlertHistory;
+  logger?: PulseLogger;
+  onResult?: NotifierOptions['onResult'];
+  backoffMs?: number;
+  /** Per-minute counts for burn-rate windows past 2 h: the live store's, and older ones from history. */
+  minutes?: { live: MinuteReader; history?: MinuteReader; liveRetentionMs: number; minSamples: number };
+}
+
+export interface Alerts {
+  readonly rules: AlertRules;
+  /** Firing alerts (muted ones included, flagged) as of the last evaluation, with their evidence. */
+  active(): ActiveAlert[];
+  status(): EvaluatorStatus;
+  /** Evaluates the latest snapshot now (tests on virtual time; the timer does it otherwise). */
+  evaluate(): Promise<EvaluationReport>;
+  /** Alerts of `channel` show but do not notify until `untilMs`. */
+  mute(channel: string, untilMs: number): Promise<void>;
+  muteOf(channel: string): Promise<number | null>;
+  /** Each transition this instance won; returns the unsubscribe function. */
+  onTransition(listener: (n: AlertNotification) => void): () => void;
+  readonly notifier: Notifier;
+  /** The history store, once it is open: transitions are written there and long windows read old minutes. */
+  attachHistory(history: { alerts: AlertHistory; minutes: MinuteReader }): void;
+  /** Subscribes to the snapshot; throws when a rule needs what is missing (a history store for 6 h windows). */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Long burn-rate windows need minute counts, and history for whatever the live store no longer keeps. */
+function longWindowsFor(options: AlertsOptions): LongWindows | undefined {
+  const labels = longWindowsNeeded(options.rules);
+  if (labels.length === 0) return undefined;
+  const m = options.minutes;
+  const beyond = labels.filter((l) => !m || (!m.history && longWindowSec(l) * 1000 > m.liveRetentionMs - 2 * 60_000));
+  if (beyond.length > 0) {
+    const pairs = options.rules.burnRate?.pairs ?? [];
+    throw new ValidationError(beyond.map((label) => ({
+      index: 0,
+      field: `alerts.burnRate.pairs[${pairs.findIndex((p) => p.long === label || p.short === label)}]`,
+      reason: `${label} is longer than the live store keeps minute counts; it needs the history store`,
+    })));
+  }
+  return createLongWindows(m!);
+}
+
+export function createAlerts(given: AlertsOptions): Alerts {
+  const options: AlertsOptions = { ...given, ...(given.minutes ? { minutes: { ...given.minutes } } : {}) };
+  let built: LongWindows | undefined;
+  const ensureLongWindows = () => (built ??= longWindowsFor(options));
+  const longWindows: LongWindows = { extend: (snapshot, labels) => ensureLongWindows()!.extend(snapshot, labels) };
+  const listeners = new Set<(n: AlertNotification) => void>();
+  const notifier = createNotifier(options.rules, { logger: options.logger, onResult: options.onResult, backoffMs: options.backoffMs });
+  const evaluator = createAlertEvaluator({
+    rules: options.rules,
+    namespace: options.namespace,
+    snapshots: options.snapshots,
+    coordination: options.coordination,
+    clock: options.clock,
+    sink: notifier,
+    failures: options.failures,
+    logger: options.logger,
+    ...(longWindowsNeeded(options.rules).length > 0 ? { longWindows } : {}),
+    onTransition(n) {
+      options.history?.record(n).catch((err) => options.logger?.warn({ err: (err as Error).message, alert: n.id }, 'paypulse: alert history write failed'));
+      for (const listener of listeners) listener(n);
+    },
+  });
+  return {
+    rules: options.rules,
+    active: () => evaluator.active(),
+    status: () => evaluator.status(),
+    evaluate: () => evaluator.evaluate(),
+    mute: (channel, untilMs) => evaluator.mute(channel, untilMs),
+    muteOf: (channel) => evaluator.muteOf(channel),
+    onTransition(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    notifier,
+    attachHistory(history) {
+      options.history = history.alerts;
+      if (options.minutes) options.minutes.history = history.minutes;
+      built = undefined;
+    },
+    start() {
+      ensureLongWindows();
+      evaluator.start();
+    },
+    async stop() {
+      await evaluator.stop();
+      await notifier.idle();
+    },
+  };
+}
+
+export { resolveAlertRules, windowsNeeded, type AlertRules, type AlertRulesInput, type Level, type Thresholds } from './rules.js';
+export type { ActiveAlert, AlertNotification, Evidence } from './notification.js';
+export type { AlertHistory } from './history.js';

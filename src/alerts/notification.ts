@@ -1,0 +1,95 @@
+// What a notification says, the same for every receiver (webhook JSON, Slack text, Alertmanager labels and
+// annotations, the log): enough for the on-call engineer to act without opening anything else.
+import type { FailedRequest } from '../types.js';
+import type { Level } from './rules.js';
+import type { RateBasis, Transition } from './state.js';
+
+export type RuleKind = 'rate' | 'silent' | 'burn';
+
+export const alertNames: Record<RuleKind, string> = {
+  rate: 'PayPulseSuccessRateLow',
+  silent: 'PayPulseChannelSilent',
+  burn: 'PayPulseErrorBudgetBurn',
+};
+
+export interface Concentration {
+  dims: Record<string, string>;
+  rate: number | null;
+  total: number;
+  failure: number;
+  /** How far the series' rate fell below its reference (its baseline, or the channel's own rate). */
+  drop: number;
+}
+
+export interface Evidence {
+  /** Newest failed requests in the window, newest first (at most 10). */
+  failedRequests: FailedRequest[];
+  /** Failure codes among the newest failures, most frequent first. */
+  topCodes: Array<{ code: string; count: number }>;
+  /** Dimension values whose rate fell most: where the failures concentrate. */
+  concentration: Concentration[];
+}
+
+export const emptyEvidence: Evidence = { failedRequests: [], topCodes: [], concentration: [] };
+
+export interface AlertIdentity {
+  /** Stable over the alert's life: `<ruleId>/<seriesId>@<channel>`. */
+  id: string;
+  alertname: string;
+  rule: RuleKind;
+  /** `rate`, `silent` or `burn:1h:5m`. */
+  ruleId: string;
+  channel: string;
+  dims?: Record<string, string>;
+}
+
+export interface AlertNotification extends AlertIdentity {
+  transition: Transition;
+  /** Level after the transition; for `resolved`, the level that ended. */
+  level: Level;
+  previousLevel: Level | null;
+  rate: RateBasis | null;
+  window: string;
+  /** When the alert started firing, epoch ms. */
+  since: number;
+  /** When this transition happened, epoch ms. */
+  at: number;
+  dashboardUrl: string;
+  evidence: Evidence;
+  /** Shown, not sent: the channel is muted until `mutedUntil`. */
+  muted: boolean;
+  mutedUntil?: number;
+}
+
+export interface ActiveAlert extends AlertIdentity {
+  level: Level;
+  since: number;
+  levelSince: number;
+  rate: RateBasis | null;
+  window: string;
+  evidence: Evidence;
+  muted: boolean;
+  mutedUntil?: number;
+  dashboardUrl: string;
+}
+
+function percent(value: number | null | undefined): string {
+  return value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(1)} %`;
+}
+
+/** One line for logs and chat: what, where, how bad, and the first thing to look at. */
+export function summaryOf(n: Pick<AlertNotification, 'transition' | 'level' | 'channel' | 'dims' | 'rule' | 'rate' | 'window' | 'evidence'>): string {
+  const where = n.dims ? `${n.channel} ${Object.entries(n.dims).map(([k, v]) => `${k}=${v}`).join(' ')}` : n.channel;
+  const what = n.rule === 'silent' ? 'completes almost no payments' : n.rule === 'burn' ? 'burns its error budget' : 'success rate low';
+  const rate = n.rate ? ` — ${percent(n.rate.rate)} (${percent(n.rate.low)}–${percent(n.rate.high)}) of ${n.rate.total} in ${n.rate.window}` : '';
+  const top = n.evidence.concentration[0];
+  const focus = top ? `; worst: ${Object.entries(top.dims).map(([k, v]) => `${k}=${v}`).join(' ')} at ${percent(top.rate)}` : '';
+  return `[${n.transition} ${n.level}] ${where}: ${what}${rate}${focus}`;
+}
+
+/** The dashboard page of a channel. */
+export function dashboardLink(base: string, channel: string): string {
+  const url = new URL(base);
+  url.searchParams.set('channel', channel);
+  return url.toString();
+}

@@ -1,0 +1,65 @@
+// Everything one evaluation judges: for each channel in the snapshot, the rate rule on the channel and on
+// each of its dims series, the silent rule and the burn-rate pairs on the channel, each with its observation.
+import type { ChannelHealth, HealthSnapshot } from '../stats/healthSnapshot.js';
+import { coordinationKey } from '../store/keys/coordination.js';
+import { observeBurn, observeRate, observeSilent, type Observation } from './decision.js';
+import { alertNames, type AlertIdentity, type RuleKind } from './notification.js';
+import { ruleFor, windowSecOf, type AlertRules } from './rules.js';
+
+export interface Target extends AlertIdentity {
+  key: string;
+  observation: Observation;
+  /** Window the level is judged on, for the notification. */
+  window: string;
+  health: ChannelHealth;
+}
+
+/** `currency=BRL,method=card`: the same id the engine gives a dims series. */
+export function seriesIdOf(dims: Record<string, string> | undefined): string {
+  if (!dims) return '';
+  return Object.keys(dims).sort().map((name) => `${name}=${dims[name]}`).join(',');
+}
+
+function target(namespace: string, health: ChannelHealth, rule: RuleKind, ruleId: string, dims: Record<string, string> | undefined,
+  observation: Observation, window: string): Target {
+  const seriesId = seriesIdOf(dims);
+  return {
+    id: `${ruleId}/${seriesId}@${health.channel}`,
+    key: coordinationKey(namespace, health.channel, 'alert', `${ruleId}/${seriesId}`),
+    alertname: alertNames[rule],
+    rule,
+    ruleId,
+    channel: health.channel,
+    ...(dims ? { dims } : {}),
+    observation,
+    window,
+    health,
+  };
+}
+
+export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace: string): Target[] {
+  const out: Target[] = [];
+  for (const health of snapshot.channels.values()) {
+    const rule = ruleFor(rules, health.channel);
+    if (!rule.enabled) continue;
+    out.push(target(namespace, health, 'rate', 'rate', undefined, observeRate(health.rates, rule, rules), rules.window));
+    if (rules.perDimensions) {
+      for (const series of health.series) {
+        if (!series.dims) continue;
+        out.push(target(namespace, health, 'rate', 'rate', series.dims, observeRate(series.rates, rule, rules), rules.window));
+      }
+    }
+    if (rules.silent.enabled) {
+      out.push(target(namespace, health, 'silent', 'silent', undefined, observeSilent(health.rates, rule, rules, windowSecOf), rules.shortWindow ?? rules.window));
+    }
+    for (const pair of rules.burnRate?.pairs ?? []) {
+      const ruleId = `burn:${pair.long}:${pair.short}`;
+      out.push(target(namespace, health, 'burn', ruleId, undefined, observeBurn(health.rates, rule, pair, rules.burnRate!.target), pair.short));
+    }
+  }
+  return out;
+}
+
+export function muteKeyOf(namespace: string, channel: string): string {
+  return coordinationKey(namespace, channel, 'mute');
+}

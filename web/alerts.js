@@ -1,0 +1,85 @@
+// The alerts panel, the alert banner and the chart's alert markers. Active alerts come from GET /v1/alerts
+// at start and again after each `alert` event of the stream (one small read per transition, so the list is
+// always the server's, evidence included).
+import { clockTime, interval, percent, severityLabel } from './format.js';
+
+export function fetchAlerts() {
+  return fetch('v1/alerts', { headers: { accept: 'application/json' } }).then((r) => {
+    if (!r.ok) throw new Error(`v1/alerts: ${r.status}`);
+    return r.json();
+  });
+}
+
+const TRANSITION_TEXT = { firing: 'fired', escalated: 'escalated', 'de-escalated': 'de-escalated', resolved: 'resolved', reminder: 'still firing' };
+const RANK = { warn: 1, major: 2, critical: 3 };
+
+function where(alert) {
+  const dims = alert.dims ? Object.entries(alert.dims).map(([k, v]) => `${k}=${v}`).join(' ') : '';
+  return dims ? `${alert.channel} · ${dims}` : alert.channel;
+}
+
+function what(alert) {
+  if (alert.rule === 'silent') return 'almost no completed payments';
+  if (alert.rule === 'burn') return `error budget burn (${alert.ruleId.replace(/^burn:/, '').replace(':', ' / ')})`;
+  return 'success rate low';
+}
+
+function cell(text, className) {
+  const td = document.createElement('td');
+  if (className) td.className = className;
+  td.textContent = text;
+  return td;
+}
+
+export class AlertsPanel {
+  /** @param {{ panel, body, empty, banner }} elements */
+  constructor(elements) {
+    this.elements = elements;
+    this.alerts = [];
+  }
+
+  update(alerts) {
+    this.alerts = [...alerts].sort((a, b) => RANK[b.level] - RANK[a.level] || a.since - b.since);
+    const rows = this.alerts.map((alert) => {
+      const tr = document.createElement('tr');
+      tr.className = `alert sev-${alert.level}${alert.muted ? ' muted' : ''}`;
+      const badge = document.createElement('span');
+      badge.className = `badge sev-${alert.level}`;
+      badge.textContent = severityLabel[alert.level];
+      const level = document.createElement('td');
+      level.append(badge);
+      const rate = alert.rate ? `${percent(alert.rate.rate)} (${interval(alert.rate.low, alert.rate.high)}) · n = ${alert.rate.total} · ${alert.rate.window}` : '';
+      const focus = alert.evidence?.concentration?.[0];
+      const hint = focus ? `worst: ${Object.entries(focus.dims).map(([k, v]) => `${k}=${v}`).join(' ')} at ${percent(focus.rate)}` : '';
+      const codes = (alert.evidence?.topCodes ?? []).map((c) => `${c.code} ×${c.count}`).join(', ');
+      tr.append(
+        level,
+        cell(where(alert), 'alert-where'),
+        cell(what(alert)),
+        cell(rate, 'alert-rate'),
+        cell([hint, codes].filter(Boolean).join(' · ')),
+        cell(`since ${clockTime(alert.since)}${alert.muted ? ` · muted until ${clockTime(alert.mutedUntil)}` : ''}`),
+      );
+      return tr;
+    });
+    this.elements.body.replaceChildren(...rows);
+    this.elements.empty.hidden = rows.length > 0;
+    this.renderBanner();
+  }
+
+  renderBanner() {
+    const loud = this.alerts.filter((a) => !a.muted);
+    const banner = this.elements.banner;
+    banner.hidden = loud.length === 0;
+    if (loud.length === 0) return;
+    const worst = loud[0];
+    banner.className = `banner alert-banner sev-${worst.level}`;
+    const others = loud.length > 1 ? ` and ${loud.length - 1} more` : '';
+    banner.textContent = `${severityLabel[worst.level]} alert: ${where(worst)} — ${what(worst)}${worst.rate ? ` at ${percent(worst.rate.rate)}` : ''}${others}`;
+  }
+}
+
+/** Text of a chart marker for one transition event of the stream. */
+export function markerText(event) {
+  return `${where(event)} ${TRANSITION_TEXT[event.transition] ?? event.transition} (${event.level})`;
+}
