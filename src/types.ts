@@ -103,6 +103,8 @@ export interface PulseOptions {
   bufferLimit?: number;
   /** Outcomes per store call; larger batches are split. Default 5,000. */
   maxBatch?: number;
+  /** Last known rates kept to answer reads while the store is down (least recently used evicted). Default 10,000. */
+  lastKnownLimit?: number;
   clock?: Clock;
   /**
    * Failure codes that are not the channel's fault (insufficient funds, wrong PIN …): they still count in the
@@ -157,4 +159,6 @@ export interface PulseHealth {
   storeErrors: number;
   batches: number;
   lastBatchSize: number;
+  /** Rates kept to answer reads during a store outage (at most `lastKnownLimit`). */
+  lastKnownRates: number;
 }

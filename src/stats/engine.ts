@@ -2,6 +2,7 @@
 // fall back to the last known value (flagged stale) when the store cannot answer.
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError, ValidationError } from '../errors.js';
+import { BoundedLru } from '../kit/boundedLru.js';
 import type { StatsStore } from '../store/ports/stats.js';
 import type {
   FailedRequest,
@@ -33,7 +34,7 @@ export class SuccessRateEngine implements SuccessRates {
   private readonly rules: ValidationRules;
   private readonly recorder: Recorder;
   /** Last value read per (channel, series, window): what reads answer with while the store is down. */
-  private readonly lastKnown = new Map<string, Rate>();
+  private readonly lastKnown: BoundedLru<Rate>;
   private closed = false;
 
   constructor(
@@ -46,6 +47,7 @@ export class SuccessRateEngine implements SuccessRates {
     this.windows = settings.windows;
     this.plan = new SeriesPlan(settings.dimensions, settings.excusedCodes);
     this.rules = settings.restrictDims ? { allowedDims: this.plan.dimensionNames } : {};
+    this.lastKnown = new BoundedLru<Rate>(clock, settings.lastKnownLimit);
     this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch);
   }
 
@@ -149,6 +151,7 @@ export class SuccessRateEngine implements SuccessRates {
       storeErrors: s.storeErrors,
       batches: s.batches,
       lastBatchSize: s.lastBatchSize,
+      lastKnownRates: this.lastKnown.size,
     };
   }
 
@@ -179,8 +182,14 @@ export class SuccessRateEngine implements SuccessRates {
     if (this.closed) throw new StoreUnavailableError('pulse is closed');
   }
 
+  /**
+   * A read of a name the store has never seen answers zeros: keeping that would let anyone grow this
+   * process by reading made-up names, so only rates with something in them are kept (or ones already kept,
+   * which go quiet). Past the horizon a last known value says nothing about now.
+   */
   private remember(key: string, rate: Rate): Rate {
-    this.lastKnown.set(key, rate);
+    const empty = rate.total === 0 && rate.started === 0 && rate.pending === 0;
+    if (!empty || this.lastKnown.has(key)) this.lastKnown.set(key, rate, this.settings.horizonMs);
     return rate;
   }
 
