@@ -4,7 +4,9 @@
 // Fail open: when the store fails or is slower than its timeout, outcomes wait in a bounded
 // buffer and the caller gets `buffered: 1` at once; the buffer is written when the store answers
 // again (dedup makes a retry of a write that did land harmless). What overflows is dropped, counted
-// and logged, never silently.
+// and logged, never silently. Once a write has failed, the store is known to be down: new outcomes go
+// straight to the buffer, not to a store that would make each caller wait the timeout again, until the
+// background retry (the probe) sees the store answer.
 import type { Clock } from '../clock.js';
 import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/ports/stats.js';
 import type { Outcome, PulseLogger } from '../types.js';
@@ -145,8 +147,11 @@ export class Recorder {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Writes one batch; false when any of it had to be buffered. */
-  private async writeBatch(batch: Item[]): Promise<boolean> {
+  /**
+   * Writes one batch; false when any of it had to be buffered. `probe`: the batch is the background
+   * retry's, the one write that may go to a store known to be down.
+   */
+  private async writeBatch(batch: Item[], probe = false): Promise<boolean> {
     const now = this.clock.now();
     const started = performance.now();
     const byChannel = new Map<string, Item[]>();
@@ -163,6 +168,10 @@ export class Recorder {
       else byChannel.set(item.channel, [item]);
     }
     if (byChannel.size === 0) return true;
+    if (!this.stats.storeReachable && !probe) {
+      for (const items of byChannel.values()) this.bufferFailed(items, 'store known to be down', false);
+      return false;
+    }
     let ok = true;
     const channels = [...byChannel.keys()];
     // The timeout detects a store that is down or stalled, not a big batch: on top of the base, each
@@ -193,8 +202,9 @@ export class Recorder {
     return ok;
   }
 
-  private bufferFailed(items: Item[], err: unknown): void {
-    this.stats.storeErrors++;
+  /** `storeFailed` false: buffered without asking a store known to be down, so no new store error. */
+  private bufferFailed(items: Item[], err: unknown, storeFailed = true): void {
+    if (storeFailed) this.stats.storeErrors++;
     if (this.stats.storeReachable) {
       this.stats.storeReachable = false;
       this.logger?.warn({ err: String(err) }, 'paypulse: store unavailable, buffering outcomes (fail open)');
@@ -224,12 +234,29 @@ export class Recorder {
     this.retryTimer.unref();
   }
 
-  /** Writes buffered outcomes; true when the buffer is empty afterwards. */
+  /**
+   * Writes buffered outcomes; true when the buffer is empty afterwards. This is the probe of a store known
+   * to be down: the first batch tries it; with nothing buffered (all dropped), a channel list read does.
+   */
   async retryBuffer(): Promise<boolean> {
     await this.idle();
+    if (this.buffer.length === 0 && !this.stats.storeReachable) return this.probeStore();
     while (this.buffer.length > 0) {
-      if (!(await this.writeBatch(this.buffer.splice(0, this.settings.maxBatch)))) return false;
+      if (!(await this.writeBatch(this.buffer.splice(0, this.settings.maxBatch), true))) return false;
     }
+    return true;
+  }
+
+  private async probeStore(): Promise<boolean> {
+    const now = this.clock.now();
+    try {
+      await this.store.listChannels(now, now);
+    } catch {
+      this.scheduleRetry();
+      return false;
+    }
+    this.stats.storeReachable = true;
+    this.logger?.info({ buffered: 0 }, 'paypulse: store reachable again, writing buffered outcomes');
     return true;
   }
 
