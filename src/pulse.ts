@@ -202,6 +202,7 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     series: plan.series,
     logger: options.logger,
   });
+  snapshots.onSnapshot((snapshot) => engine.learnChannels(snapshot.channels.keys()));
   const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger });
   return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing);
 }

@@ -45,9 +45,12 @@ function urlOf(host: string, port: number): string {
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
 async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): Promise<ServiceParts> {
   const metrics = createServiceMetrics();
-  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs } = config;
+  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues } = config;
   const routing = config.routing as RoutingOptions | undefined;
-  const pulse = await createPulse({ redis, namespace, strategy, windows, minSamples, recordTimeoutMs, routing, clock, logger }, metrics.observer);
+  const pulse = await createPulse(
+    { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, routing, clock, logger },
+    metrics.observer,
+  );
   const opened: (() => Promise<unknown>)[] = [() => pulse.close()];
   try {
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

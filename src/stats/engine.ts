@@ -16,6 +16,7 @@ import type {
   RecordResult,
   WindowQuery,
 } from '../types.js';
+import { NameLimits } from './nameLimits.js';
 import { toRate } from './rate.js';
 import { addRecords, noRecords, oneHot } from './recordResults.js';
 import { Recorder } from './recorder.js';
@@ -33,6 +34,7 @@ export class SuccessRateEngine implements SuccessRates {
   private readonly plan: SeriesPlan;
   private readonly rules: ValidationRules;
   private readonly recorder: Recorder;
+  private readonly limits: NameLimits;
   /** Last value read per (channel, series, window): what reads answer with while the store is down. */
   private readonly lastKnown: BoundedLru<Rate>;
   private closed = false;
@@ -48,12 +50,14 @@ export class SuccessRateEngine implements SuccessRates {
     this.plan = new SeriesPlan(settings.dimensions, settings.excusedCodes);
     this.rules = settings.restrictDims ? { allowedDims: this.plan.dimensionNames } : {};
     this.lastKnown = new BoundedLru<Rate>(clock, settings.lastKnownLimit);
+    this.limits = new NameLimits({ ...settings, dimensionNames: this.plan.dimensionNames }, clock);
     this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch);
   }
 
   async record(outcome: Outcome): Promise<RecordResult> {
     this.assertOpen();
     assertOutcomes([outcome], this.rules);
+    this.limits.admit([outcome]);
     const [verdict] = await this.recorder.submit([outcome]);
     return oneHot(verdict);
   }
@@ -62,6 +66,7 @@ export class SuccessRateEngine implements SuccessRates {
     this.assertOpen();
     if (!Array.isArray(outcomes)) throw queryError('outcomes', 'must be an array');
     assertOutcomes(outcomes, this.rules);
+    this.limits.admit(outcomes);
     return addRecords(noRecords(), await this.recorder.submit(outcomes));
   }
 
@@ -152,7 +157,14 @@ export class SuccessRateEngine implements SuccessRates {
       batches: s.batches,
       lastBatchSize: s.lastBatchSize,
       lastKnownRates: this.lastKnown.size,
+      knownChannels: this.limits.knownChannels,
+      ...this.limits.counts,
     };
+  }
+
+  /** Channels the store lists (written by any process) count towards the channel limit. */
+  learnChannels(names: Iterable<string>): void {
+    this.limits.learnChannels(names);
   }
 
   /** Writes buffered outcomes now; false while the store still fails. */

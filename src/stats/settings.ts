@@ -23,6 +23,8 @@ export interface ResolvedSettings extends EngineSettings {
   excusedCodes: string[];
   /** Last known rates kept for reads during a store outage (LRU). */
   lastKnownLimit: number;
+  maxChannels: number;
+  maxDimensionValues: number;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -88,5 +90,8 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     // Four windows of 2,500 channels, or fewer channels with their dims series; an evicted entry only
     // means a read during an outage answers 503 instead of a stale value.
     lastKnownLimit: positiveInt('lastKnownLimit', options.lastKnownLimit, 10_000),
+    // Twice the 5,000 active channels the scale benchmark keeps fresh on one Redis (docs/benchmarks.md).
+    maxChannels: positiveInt('maxChannels', options.maxChannels, 10_000),
+    maxDimensionValues: positiveInt('maxDimensionValues', options.maxDimensionValues, 1_000),
   };
 }

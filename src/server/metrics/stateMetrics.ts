@@ -30,6 +30,31 @@ export function registerHealthMetrics(registry: client.Registry, pulse: Pick<Suc
   mirroredCounter(registry, 'paypulse_store_dropped_outcomes_total', 'Outcomes dropped because the retry buffer was full.', () => readHealth().droppedOutcomes);
   mirroredCounter(registry, 'paypulse_store_errors_total', 'Store errors seen by the library (timeouts, connection errors, script errors).', () => readHealth().storeErrors);
   mirroredCounter(registry, 'paypulse_store_batches_total', 'Record batches sent to the store.', () => readHealth().batches);
+  new client.Gauge({
+    name: 'paypulse_known_channels',
+    help: 'Distinct channels seen within the dedup horizon, counted towards maxChannels.',
+    registers: [registry],
+    collect() {
+      this.set(readHealth().knownChannels);
+    },
+  });
+  const rejectedSeen = { channels: 0, dimensionValues: 0 };
+  new client.Counter({
+    name: 'paypulse_limit_rejected_outcomes_total',
+    help: 'Outcomes refused (PP_ERR_LIMIT) for naming a new channel past maxChannels or a new dimension value past maxDimensionValues.',
+    labelNames: ['limit'],
+    registers: [registry],
+    collect() {
+      const h = readHealth();
+      const now = { channels: h.rejectedChannelOutcomes, dimensionValues: h.rejectedDimensionOutcomes };
+      for (const limit of ['channels', 'dimensionValues'] as const) {
+        // A smaller value means a new pulse: count from it again, as mirroredCounter does.
+        const delta = now[limit] >= rejectedSeen[limit] ? now[limit] - rejectedSeen[limit] : now[limit];
+        rejectedSeen[limit] = now[limit];
+        this.inc({ limit }, delta);
+      }
+    },
+  });
   mirroredCounter(registry, 'paypulse_stale_outcomes_total', 'Outcomes rejected as too old for every window or too far in the future.', () => readHealth().staleOutcomes);
 }
 
