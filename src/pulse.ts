@@ -50,6 +50,7 @@ export class Pulse implements SuccessRates {
   readonly idempotency: Kit['idempotency'];
   readonly cache: Kit['cache'];
   readonly recency: Kit['recency'];
+  readonly snapshotIntervalMs = snapshotIntervalMs;
 
   constructor(
     private readonly engine: SuccessRateEngine,
@@ -185,6 +186,9 @@ async function openStores(options: PulseOptions, settings: ResolvedSettings): Pr
   };
 }
 
+/** One health snapshot a second: the stream's pace and the freshness alerts and routing act on. */
+const snapshotIntervalMs = 1000;
+
 export async function createPulse(options: PulseOptions = {}, observer: PulseObserver = {}): Promise<Pulse> {
   const settings = resolveSettings(options);
   const clock = options.clock ?? systemClock;
@@ -198,7 +202,7 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     windows: [...settings.windows, ...plan.windows],
     minSamples: settings.minSamples,
     horizonMs: settings.horizonMs,
-    intervalMs: 1000,
+    intervalMs: snapshotIntervalMs,
     series: plan.series,
     logger: options.logger,
   });

@@ -14,6 +14,7 @@ import { acceptGzipBodies } from './gzipBodies.js';
 import { installErrorHandlers } from './httpErrors.js';
 import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
+import { currentSnapshot } from './routes/channels.js';
 import { registerChannelRoutes } from './routes/channels.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -78,8 +79,22 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const hub = new EventHub({ maxEvents: config.streamReplayEvents });
   // The pulse reports every store call it really makes; coalescing sits on top, so joined reads cost nothing.
   const reads = new ReadCoalescer(pulse);
-  metrics.watch({ pulse, hub, history: () => snapshots?.stats, coalescedReads: () => reads.joined });
-  const ticker = startRatesTicker({ pulse: reads, hub, clock, intervalMs: config.streamIntervalMs, logger: app.log });
+  const snapshotRates = async () => {
+    const snapshot = await currentSnapshot(pulse.snapshots, clock, pulse.snapshotIntervalMs);
+    return [...snapshot.channels.values()].flatMap((health) => Object.values(health.rates));
+  };
+  metrics.watch({
+    pulse,
+    hub,
+    history: () => snapshots?.stats,
+    coalescedReads: () => reads.joined,
+    rates: snapshotRates,
+    minSamples: pulse.settings.minSamples,
+  });
+  const rankWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
+  // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
+  const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, rankWindow });
+  pulse.snapshots.start();
   const context: PaypulseContext = { pulse, reads, hub, ticker, metrics, shuttingDown: false };
   app.decorate('paypulse', context);
   app.addHook('onClose', async () => ticker.stop());
@@ -114,11 +129,18 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   registerOutcomeRoutes(app, reads);
-  registerChannelRoutes(app, { pulse: reads, history, clock, thresholds: config.thresholds });
+  registerChannelRoutes(app, {
+    pulse: reads,
+    snapshots: pulse.snapshots,
+    snapshotIntervalMs: pulse.snapshotIntervalMs,
+    history,
+    clock,
+    thresholds: config.thresholds,
+  });
   registerRoutingRoutes(app, pulse.routing);
   registerStreamRoute(app, { hub, onDrop: metrics.countStreamDrop });
   registerMetricsRoute(app, metrics.registry);
-  registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown });
+  registerHealthRoutes(app, { pulse, snapshots: pulse.snapshots, history, isShuttingDown: () => context.shuttingDown });
   await registerDashboard(app);
 
   // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.

@@ -3,12 +3,15 @@
 // an instance that cannot serve it, and to one that is shutting down.
 import type { FastifyInstance } from 'fastify';
 import type { HistoryStore } from '../../history/index.js';
+import type { HealthSnapshots } from '../../stats/healthSnapshot.js';
 import type { SuccessRates } from '../../types.js';
 
 const probeTimeoutMs = 2_000;
 
 export interface HealthRouteOptions {
   pulse: Pick<SuccessRates, 'health' | 'channels'>;
+  /** Not ready while the snapshot fails or cannot finish within its interval: the stream and /v1/channels are then stale. */
+  snapshots?: Pick<HealthSnapshots, 'status'>;
   history: Pick<HistoryStore, 'ping' | 'kind'>;
   isShuttingDown: () => boolean;
 }
@@ -47,11 +50,18 @@ const readySchema = {
   required: ['status', 'checks'],
   properties: {
     status: { type: 'string', enum: ['ready', 'not ready'] },
-    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, shutdown: checkSchema } },
+    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, snapshot: checkSchema, shutdown: checkSchema } },
   },
 } as const;
 
-export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown }: HealthRouteOptions): void {
+function snapshotCheck(snapshots: Pick<HealthSnapshots, 'status'>): Check {
+  const status = snapshots.status();
+  if (status.failing) return { ok: false, kind: 'health snapshot', detail: `failing: ${status.lastError ?? 'unknown error'}` };
+  if (status.overrun) return { ok: false, kind: 'health snapshot', detail: 'the last refresh took longer than its interval: the stream and /v1/channels are behind' };
+  return { ok: true, kind: 'health snapshot' };
+}
+
+export function registerHealthRoutes(app: FastifyInstance, { pulse, snapshots, history, isShuttingDown }: HealthRouteOptions): void {
   app.get(
     '/healthz',
     {
@@ -77,6 +87,7 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isS
         probe(history.kind, () => history.ping()),
       ]);
       const checks: Record<string, Check> = { store, history: historyCheck };
+      if (snapshots) checks.snapshot = snapshotCheck(snapshots);
       if (isShuttingDown()) checks.shutdown = { ok: false, kind: 'process', detail: 'shutting down' };
       const ready = Object.values(checks).every((c) => c.ok);
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
