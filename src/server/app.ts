@@ -14,6 +14,7 @@ import { acceptGzipBodies } from './gzipBodies.js';
 import { installErrorHandlers } from './httpErrors.js';
 import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
+import { configuredRates } from './routes/channelPages.js';
 import { currentSnapshot } from './routes/channels.js';
 import { registerChannelRoutes } from './routes/channels.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -81,7 +82,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const reads = new ReadCoalescer(pulse);
   const snapshotRates = async () => {
     const snapshot = await currentSnapshot(pulse.snapshots, clock, pulse.snapshotIntervalMs);
-    return [...snapshot.channels.values()].flatMap((health) => Object.values(health.rates));
+    return [...snapshot.channels.values()].flatMap((health) => Object.values(configuredRates(health, pulse.windows)));
   };
   metrics.watch({
     pulse,
@@ -93,7 +94,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   const rankWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
-  const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, rankWindow });
+  const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, rankWindow, windows: pulse.windows });
   pulse.snapshots.start();
   const context: PaypulseContext = { pulse, reads, hub, ticker, metrics, shuttingDown: false };
   app.decorate('paypulse', context);

@@ -17,7 +17,12 @@ export interface PageQuery {
   limit: number;
 }
 
-export function channelPage(channels: Iterable<ChannelHealth>, query: PageQuery, rankWindow: string) {
+/** The configured windows only: the snapshot also holds the windows alerts and routing need. */
+export function configuredRates(health: ChannelHealth, windows: readonly string[]) {
+  return Object.fromEntries(windows.filter((w) => health.rates[w]).map((w) => [w, health.rates[w]!]));
+}
+
+export function channelPage(channels: Iterable<ChannelHealth>, query: PageQuery, rankWindow: string, windows: readonly string[]) {
   let list = [...channels];
   if (query.search) list = list.filter((h) => h.channel.includes(query.search!));
   list = query.sort === 'worst' ? worstFirst(list, rankWindow) : list.sort((a, b) => (a.channel < b.channel ? -1 : 1));
@@ -25,6 +30,6 @@ export function channelPage(channels: Iterable<ChannelHealth>, query: PageQuery,
   return {
     total: list.length,
     offset: query.offset,
-    channels: page.map((h) => ({ channel: h.channel, rates: h.rates })),
+    channels: page.map((h) => ({ channel: h.channel, rates: configuredRates(h, windows) })),
   };
 }

@@ -61,7 +61,7 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
     { schema: channelListSchema },
     async (request) => {
       const snapshot = await currentSnapshot(snapshots, clock, options.snapshotIntervalMs);
-      const page = channelPage(snapshot.channels.values(), request.query, defaultWindow);
+      const page = channelPage(snapshot.channels.values(), request.query, defaultWindow, pulse.windows);
       return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, ...page };
     },
   );

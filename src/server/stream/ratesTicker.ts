@@ -4,7 +4,7 @@
 // through GET /v1/channels).
 import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
 import type { Rate } from '../../types.js';
-import { worstFirst } from '../routes/channelPages.js';
+import { configuredRates, worstFirst } from '../routes/channelPages.js';
 import type { EventHub } from './eventHub.js';
 
 /** Channels a `rates` event carries in full; ≈ 1 kB a channel with four windows. */
@@ -16,16 +16,16 @@ export interface RatesTicker {
   stop(): void;
 }
 
-export function ratesEvent(snapshot: HealthSnapshot, rankWindow: string, maxChannels = streamMaxChannels) {
+export function ratesEvent(snapshot: HealthSnapshot, rankWindow: string, windows: readonly string[], maxChannels = streamMaxChannels) {
   const all = [...snapshot.channels.values()];
   const shown = all.length > maxChannels ? worstFirst(all, rankWindow).slice(0, maxChannels) : all;
-  const rates: Rate[] = shown.flatMap((health) => Object.values(health.rates));
+  const rates: Rate[] = shown.flatMap((health) => Object.values(configuredRates(health, windows)));
   return { asOf: snapshot.asOf, rates, channels: all.length, truncated: shown.length < all.length };
 }
 
-export function startRatesTicker(options: { snapshots: HealthSnapshots; hub: EventHub; rankWindow: string }): RatesTicker {
-  const { snapshots, hub, rankWindow } = options;
-  const unsubscribe = snapshots.onSnapshot((snapshot) => hub.publish('rates', ratesEvent(snapshot, rankWindow)));
+export function startRatesTicker(options: { snapshots: HealthSnapshots; hub: EventHub; rankWindow: string; windows: readonly string[] }): RatesTicker {
+  const { snapshots, hub, rankWindow, windows } = options;
+  const unsubscribe = snapshots.onSnapshot((snapshot) => hub.publish('rates', ratesEvent(snapshot, rankWindow, windows)));
   return {
     tick: async () => {
       await snapshots.refresh();
