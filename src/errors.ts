@@ -8,6 +8,7 @@ export const errorCodes = {
   PP_ERR_NOT_FOUND: { status: 404, message: 'not found' },
   PP_ERR_UNAUTHORIZED: { status: 401, message: 'missing or wrong bearer token' },
   PP_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'request body too large' },
+  PP_ERR_LIMIT: { status: 429, message: 'too many distinct channels or dimension values' },
   PP_ERR_LOCK_HELD: { status: 409, message: 'the lock is held by someone else' },
   PP_ERR_LOCK_LOST: { status: 409, message: 'the lock was lost before the work finished' },
   PP_ERR_IDEMPOTENCY_MISMATCH: { status: 422, message: 'idempotency key reused with a different request' },
@@ -59,5 +60,17 @@ export class StoreUnavailableError extends PayPulseError {
   constructor(cause: unknown) {
     super('PP_ERR_STORE_UNAVAILABLE', `store unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Outcomes naming new channels or dimension values past their limits; `details` lists each like a ValidationError. */
+export class LimitError extends PayPulseError {
+  constructor(readonly issues: FieldIssue[]) {
+    super(
+      'PP_ERR_LIMIT',
+      `${issues.length} outcome(s) name new channels or dimension values past the limit; nothing of the batch was recorded (first: item ${issues[0]?.index}: ${issues[0]?.field} ${issues[0]?.reason})`,
+      issues,
+    );
+    this.name = 'LimitError';
   }
 }

@@ -70,6 +70,7 @@ export class Pulse implements SuccessRates {
   /** Graded alerts on the health snapshot (`createPulse({ alerts })`); `alerts.active()` lists the firing ones. */
   readonly alerts: Alerts | undefined;
   private readonly knownSeries: KnownSeries | undefined;
+  readonly snapshotIntervalMs = snapshotIntervalMs;
 
   constructor(
     private readonly engine: SuccessRateEngine,
@@ -234,6 +235,8 @@ function degradationSwitch(options: PulseOptions, clock: Clock): DegradationSwit
     log?.call(options.logger, { level, previous, failureRatio }, `paypulse: degradation level ${previous} → ${level}`);
   });
 }
+/** One health snapshot a second: the stream's pace and the freshness alerts and routing act on. */
+const snapshotIntervalMs = 1000;
 
 export async function createPulse(options: PulseOptions = {}, observer: PulseObserver = {}): Promise<Pulse> {
   const settings = resolveSettings(options);
@@ -256,11 +259,12 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     windows: [...settings.windows, ...plan.windows, ...(alertRules ? windowsNeeded(alertRules) : [])],
     minSamples: settings.minSamples,
     horizonMs: settings.horizonMs,
-    intervalMs: 1000,
+    intervalMs: snapshotIntervalMs,
     series: plan.series,
     logger: options.logger,
     ...(knownSeries ? { series: knownSeries } : {}),
   });
+  snapshots.onSnapshot((snapshot) => engine.learnChannels(snapshot.channels.keys()));
   const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger });
   const alerts = alertRules
     ? createAlerts({

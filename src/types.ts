@@ -128,6 +128,12 @@ export interface PulseOptions {
    * createPostgresKitFallback). Without it the kit fails closed with PP_ERR_STORE_UNAVAILABLE while Redis is down.
    */
   kitFallback?: KitFallback;
+  /** Last known rates kept to answer reads while the store is down (least recently used evicted). Default 10,000. */
+  lastKnownLimit?: number;
+  /** Distinct channels within the dedup horizon; outcomes for new ones past it are refused (PP_ERR_LIMIT). Default 10,000. */
+  maxChannels?: number;
+  /** Distinct values of each configured dimension within the horizon, likewise. Default 1,000. */
+  maxDimensionValues?: number;
   clock?: Clock;
   /**
    * Failure codes that are not the channel's fault (insufficient funds, wrong PIN …): they still count in the
@@ -202,4 +208,12 @@ export interface PulseHealth {
   storeErrors: number;
   batches: number;
   lastBatchSize: number;
+  /** Rates kept to answer reads during a store outage (at most `lastKnownLimit`). */
+  lastKnownRates: number;
+  /** Distinct channels seen within the horizon (at most `maxChannels` from this process). */
+  knownChannels: number;
+  /** Outcomes refused (PP_ERR_LIMIT) for naming a new channel past `maxChannels`. */
+  rejectedChannelOutcomes: number;
+  /** Outcomes refused (PP_ERR_LIMIT) for a new dimension value past `maxDimensionValues`. */
+  rejectedDimensionOutcomes: number;
 }

@@ -18,6 +18,8 @@ import { installErrorHandlers } from './httpErrors.js';
 import { parseJsonBodies } from './jsonBodies.js';
 import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
+import { configuredRates } from './routes/channelPages.js';
+import { currentSnapshot } from './routes/channels.js';
 import { registerChannelRoutes } from './routes/channels.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -84,8 +86,23 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const hub = new EventHub({ maxEvents: config.streamReplayEvents });
   // The pulse reports every store call it really makes; coalescing sits on top, so joined reads cost nothing.
   const reads = new ReadCoalescer(pulse);
-  metrics.watch({ pulse, hub, history: () => snapshots?.stats, coalescedReads: () => reads.joined, alerts: () => pulse.alerts });
-  const ticker = startRatesTicker({ pulse: reads, hub, clock, intervalMs: config.streamIntervalMs, logger: app.log });
+  const snapshotRates = async () => {
+    const snapshot = await currentSnapshot(pulse.snapshots, clock, pulse.snapshotIntervalMs);
+    return [...snapshot.channels.values()].flatMap((health) => Object.values(configuredRates(health, pulse.windows)));
+  };
+  metrics.watch({
+    pulse,
+    hub,
+    history: () => snapshots?.stats,
+    coalescedReads: () => reads.joined,
+    rates: snapshotRates,
+    minSamples: pulse.settings.minSamples,
+    alerts: () => pulse.alerts,
+  });
+  const rankWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
+  // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
+  const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, rankWindow, windows: pulse.windows });
+  pulse.snapshots.start();
   const context: PaypulseContext = { pulse, reads, hub, ticker, metrics, shuttingDown: false };
   app.decorate('paypulse', context);
   app.addHook('onClose', async () => ticker.stop());
@@ -122,7 +139,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   registerOutcomeRoutes(app, reads);
-  registerChannelRoutes(app, { pulse: reads, history, clock, thresholds: config.thresholds });
+  registerChannelRoutes(app, {
+    pulse: reads,
+    snapshots: pulse.snapshots,
+    snapshotIntervalMs: pulse.snapshotIntervalMs,
+    history,
+    clock,
+    thresholds: config.thresholds,
+  });
   registerRoutingRoutes(app, pulse.routing);
   registerStreamRoute(app, {
     hub,
@@ -133,7 +157,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   registerMetricsRoute(app, metrics.registry);
   const durable = config.dataDir ? join(config.dataDir, 'spill') : undefined;
-  registerHealthRoutes(app, { pulse, history, isShuttingDown: () => context.shuttingDown, durable, alerts: () => pulse.alerts?.status() });
+  registerHealthRoutes(app, { pulse, snapshots: pulse.snapshots, history, isShuttingDown: () => context.shuttingDown, durable, alerts: () => pulse.alerts?.status() });
   // Without an alerts section the routes still answer (nothing fires), so the dashboard's request is not a 404.
   registerAlertRoutes(app, { alerts: pulse.alerts ?? noAlerts, history: history.alerts, clock, schemas: { channelParams: channelParamsSchema, errorResponses } });
   if (pulse.alerts) {

@@ -41,6 +41,8 @@ const configSchema = z
     minSamples: z.number().int().min(1),
     /** Store timeout of each record call; past it outcomes wait in the fail-open buffer. */
     recordTimeoutMs: z.number().int().min(1),
+    maxChannels: z.number().int().min(1).max(1_000_000),
+    maxDimensionValues: z.number().int().min(1).max(1_000_000),
     strategy: z.enum(['buckets', 'zset', 'zset-sharded']),
     thresholds: thresholdsSchema,
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -116,6 +118,8 @@ export const defaultConfig: ServiceConfig = {
   // batches under load: `npm run bench:http` with 50 ms buffered 261k of 320k outcomes in 10 s on Redis.
   // A refused connection still fails open at once; only a slow store waits up to this long.
   recordTimeoutMs: 1_000,
+  maxChannels: 10_000,
+  maxDimensionValues: 1_000,
   strategy: 'buckets',
   // Graded alerting (docs/background.md): < 95 % yellow, < 80 % orange, < 50 % red.
   thresholds: { warn: 0.95, major: 0.8, critical: 0.5 },
@@ -156,6 +160,8 @@ const envFields: [string, Field, EnvKind][] = [
   ['PAYPULSE_WINDOWS', 'windows', 'list'],
   ['PAYPULSE_MIN_SAMPLES', 'minSamples', 'int'],
   ['PAYPULSE_RECORD_TIMEOUT_MS', 'recordTimeoutMs', 'int'],
+  ['PAYPULSE_MAX_CHANNELS', 'maxChannels', 'int'],
+  ['PAYPULSE_MAX_DIMENSION_VALUES', 'maxDimensionValues', 'int'],
   ['PAYPULSE_STRATEGY', 'strategy', 'string'],
   ['PAYPULSE_LOG_LEVEL', 'logLevel', 'string'],
   ['PAYPULSE_STREAM_INTERVAL_MS', 'streamIntervalMs', 'int'],

@@ -46,12 +46,12 @@ function urlOf(host: string, port: number): string {
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
 async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): Promise<ServiceParts> {
   const metrics = createServiceMetrics();
-  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, thresholds } = config;
+  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, thresholds, maxChannels, maxDimensionValues } = config;
   const routing = config.routing as RoutingOptions | undefined;
   const alerts = config.alerts as PulseOptions['alerts'];
   const { dataDir } = config;
   const pulse = await createPulse(
-    { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, dataDir, routing, clock, logger, thresholds, ...(alerts ? { alerts } : {}) },
+    { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dataDir, routing, clock, logger, thresholds, ...(alerts ? { alerts } : {}) },
     metrics.observer,
   );
   const opened: (() => Promise<unknown>)[] = [() => pulse.close()];

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError, ValidationError } from '../errors.js';
+import { BoundedLru } from '../kit/boundedLru.js';
 import type { StatsStore } from '../store/ports/stats.js';
 import type {
   FailedRequest,
@@ -17,6 +18,7 @@ import type {
   StoreEpochInfo,
   WindowQuery,
 } from '../types.js';
+import { NameLimits } from './nameLimits.js';
 import { toRate } from './rate.js';
 import { addRecords, noRecords, oneHot } from './recordResults.js';
 import { Recorder } from './recorder.js';
@@ -36,8 +38,9 @@ export class SuccessRateEngine implements SuccessRates {
   private readonly plan: SeriesPlan;
   private readonly rules: ValidationRules;
   private readonly recorder: Recorder;
+  private readonly limits: NameLimits;
   /** Last value read per (channel, series, window): what reads answer with while the store is down. */
-  private readonly lastKnown = new Map<string, Rate>();
+  private readonly lastKnown: BoundedLru<Rate>;
   private closed = false;
   /** The process's degradation switch, fed with every store write's verdict. */
   private readonly degradation: DegradationSwitch | undefined;
@@ -54,12 +57,15 @@ export class SuccessRateEngine implements SuccessRates {
     this.windows = settings.windows;
     this.plan = new SeriesPlan(settings.dimensions, settings.excusedCodes);
     this.rules = settings.restrictDims ? { allowedDims: this.plan.dimensionNames } : {};
+    this.lastKnown = new BoundedLru<Rate>(clock, settings.lastKnownLimit);
+    this.limits = new NameLimits({ ...settings, dimensionNames: this.plan.dimensionNames }, clock);
     this.recorder = new Recorder(store, settings, this.plan, clock, logger, onBatch, durability.spill, (failed) => this.degradation?.observe(failed));
   }
 
   async record(outcome: Outcome): Promise<RecordResult> {
     this.assertOpen();
     assertOutcomes([outcome], this.rules);
+    this.limits.admit([outcome]);
     const [verdict] = await this.recorder.submit([outcome]);
     return oneHot(verdict);
   }
@@ -68,6 +74,7 @@ export class SuccessRateEngine implements SuccessRates {
     this.assertOpen();
     if (!Array.isArray(outcomes)) throw queryError('outcomes', 'must be an array');
     assertOutcomes(outcomes, this.rules);
+    this.limits.admit(outcomes);
     return addRecords(noRecords(), await this.recorder.submit(outcomes));
   }
 
@@ -164,7 +171,15 @@ export class SuccessRateEngine implements SuccessRates {
       batches: s.batches,
       lastBatchSize: s.lastBatchSize,
       degradationLevel: this.degradation?.level ?? 0,
+      lastKnownRates: this.lastKnown.size,
+      knownChannels: this.limits.knownChannels,
+      ...this.limits.counts,
     };
+  }
+
+  /** Channels the store lists (written by any process) count towards the channel limit. */
+  learnChannels(names: Iterable<string>): void {
+    this.limits.learnChannels(names);
   }
 
   /** Writes buffered outcomes now; false while the store still fails. */
@@ -194,8 +209,14 @@ export class SuccessRateEngine implements SuccessRates {
     if (this.closed) throw new StoreUnavailableError('pulse is closed');
   }
 
+  /**
+   * A read of a name the store has never seen answers zeros: keeping that would let anyone grow this
+   * process by reading made-up names, so only rates with something in them are kept (or ones already kept,
+   * which go quiet). Past the horizon a last known value says nothing about now.
+   */
   private remember(key: string, rate: Rate): Rate {
-    this.lastKnown.set(key, rate);
+    const empty = rate.total === 0 && rate.started === 0 && rate.pending === 0;
+    if (!empty || this.lastKnown.has(key)) this.lastKnown.set(key, rate, this.settings.horizonMs);
     return rate;
   }
 

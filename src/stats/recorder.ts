@@ -6,6 +6,9 @@
 // again (dedup makes a retry of a write that did land harmless). What overflows is dropped, counted
 // and logged, never silently. With a data folder the buffer is the durable spill instead (spill/): the
 // outcomes are fsync'd to a journal before `buffered` is answered, and replayed from it when the store is back.
+// Once a write has failed, the store is known to be down: new outcomes go
+// straight to the buffer, not to a store that would make each caller wait the timeout again, until the
+// background retry (the probe) sees the store answer.
 import type { Clock } from '../clock.js';
 import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/ports/stats.js';
 import type { Outcome, PulseLogger } from '../types.js';
@@ -154,8 +157,11 @@ export class Recorder {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Writes one batch; false when any of it had to be buffered. */
-  private async writeBatch(batch: Item[]): Promise<boolean> {
+  /**
+   * Writes one batch; false when any of it had to be buffered. `probe`: the batch is the background
+   * retry's, the one write that may go to a store known to be down.
+   */
+  private async writeBatch(batch: Item[], probe = false): Promise<boolean> {
     const now = this.clock.now();
     const started = performance.now();
     const byChannel = new Map<string, Item[]>();
@@ -172,6 +178,12 @@ export class Recorder {
       else byChannel.set(item.channel, [item]);
     }
     if (byChannel.size === 0) return true;
+    if (!this.stats.storeReachable && !probe) {
+      const reason = 'store known to be down';
+      await Promise.all([...byChannel.values()].map((items) =>
+        this.spill && items.every((i) => i.outcome) ? this.spillFailed(items, reason, false) : this.bufferFailed(items, reason, false)));
+      return false;
+    }
     let ok = true;
     const channels = [...byChannel.keys()];
     // The timeout detects a store that is down or stalled, not a big batch: on top of the base, each
@@ -207,22 +219,23 @@ export class Recorder {
   }
 
   /** Durable first: `buffered` is answered only once the journal has the outcomes on disk. */
-  private async spillFailed(items: Item[], err: unknown): Promise<void> {
-    this.noteUnreachable(err);
+  private async spillFailed(items: Item[], err: unknown, storeFailed = true): Promise<void> {
+    this.noteUnreachable(err, storeFailed);
     try {
       await this.spill!.spill(items.map((i) => i.outcome!));
     } catch (spillErr) {
       // A full journal or a failing disk: the bounded memory buffer is what is left.
       this.logger?.error({ err: String(spillErr) }, 'paypulse: spill journal refused outcomes; buffering them in memory');
-      this.bufferFailed(items, err);
+      this.bufferFailed(items, err, false);
       return;
     }
     for (const item of items) settle(item, 'buffered');
     this.scheduleRetry();
   }
 
-  private noteUnreachable(err: unknown): void {
-    this.stats.storeErrors++;
+  /** `storeFailed` false: buffered without asking a store known to be down, so no new store error. */
+  private noteUnreachable(err: unknown, storeFailed = true): void {
+    if (storeFailed) this.stats.storeErrors++;
     if (this.stats.storeReachable) {
       this.stats.storeReachable = false;
       this.logger?.warn({ err: String(err) }, 'paypulse: store unavailable, buffering outcomes (fail open)');
@@ -265,8 +278,8 @@ export class Recorder {
     };
   }
 
-  private bufferFailed(items: Item[], err: unknown): void {
-    this.noteUnreachable(err);
+  private bufferFailed(items: Item[], err: unknown, storeFailed = true): void {
+    this.noteUnreachable(err, storeFailed);
     const room = this.settings.bufferLimit - this.buffer.length;
     const kept = items.slice(0, Math.max(0, room));
     const dropped = items.length - kept.length;
@@ -292,17 +305,34 @@ export class Recorder {
     this.retryTimer.unref();
   }
 
-  /** Writes buffered (and spilled) outcomes; true when both are empty afterwards. */
+  /**
+   * Writes buffered (and spilled) outcomes; true when both are empty afterwards. This is the probe of a store
+   * known to be down: the first batch tries it; with nothing buffered (all dropped), a channel list read does.
+   */
   async retryBuffer(): Promise<boolean> {
     await this.idle();
+    if (this.buffer.length === 0 && !this.stats.storeReachable) return this.probeStore();
     while (this.buffer.length > 0) {
-      if (!(await this.writeBatch(this.buffer.splice(0, this.settings.maxBatch)))) return false;
+      if (!(await this.writeBatch(this.buffer.splice(0, this.settings.maxBatch), true))) return false;
     }
     if (this.spill && this.spill.pendingOutcomes > 0) {
       const emptied = await this.spill.replay((outcomes) => this.writeSpilled(outcomes));
       if (!emptied) this.scheduleRetry();
       return emptied;
     }
+    return true;
+  }
+
+  private async probeStore(): Promise<boolean> {
+    const now = this.clock.now();
+    try {
+      await this.store.listChannels(now, now);
+    } catch {
+      this.scheduleRetry();
+      return false;
+    }
+    this.stats.storeReachable = true;
+    this.logger?.info({ buffered: 0 }, 'paypulse: store reachable again, writing buffered outcomes');
     return true;
   }
 

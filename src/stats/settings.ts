@@ -23,6 +23,10 @@ export interface ResolvedSettings extends EngineSettings {
   maxBatch: number;
   /** Failure codes that are not the channel's fault (routing's attribution): counted again in excused twins. */
   excusedCodes: string[];
+  /** Last known rates kept for reads during a store outage (LRU). */
+  lastKnownLimit: number;
+  maxChannels: number;
+  maxDimensionValues: number;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -85,5 +89,11 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     bufferLimit: positiveInt('bufferLimit', options.bufferLimit, 100_000),
     maxBatch: positiveInt('maxBatch', options.maxBatch, 5000),
     excusedCodes: [...new Set([...(options.excusedCodes ?? []), ...(options.routing?.excusedCodes ?? [])])],
+    // Four windows of 2,500 channels, or fewer channels with their dims series; an evicted entry only
+    // means a read during an outage answers 503 instead of a stale value.
+    lastKnownLimit: positiveInt('lastKnownLimit', options.lastKnownLimit, 10_000),
+    // Twice the 5,000 active channels the scale benchmark keeps fresh on one Redis (docs/benchmarks.md).
+    maxChannels: positiveInt('maxChannels', options.maxChannels, 10_000),
+    maxDimensionValues: positiveInt('maxDimensionValues', options.maxDimensionValues, 1_000),
   };
 }

@@ -38,6 +38,7 @@ describe.each(engines)('operations routes on $name', (engine) => {
       checks: {
         store: { ok: true, kind: `${engine.name}/buckets` },
         history: { ok: true, kind: 'pglite' },
+        snapshot: { ok: true, kind: 'health snapshot' },
       },
       degradationLevel: 0,
       buffering: engine.name === 'memory' ? 'embedded store: nothing waits for a store' : expect.stringMatching(/^memory only: .* lost if the process dies/),
@@ -71,6 +72,8 @@ describe.each(engines)('operations routes on $name', (engine) => {
 
   it('GET /metrics has rates, sample counts, store health and ingest histograms', async () => {
     await post(t.app, outcome(t.clock, { channel: 'wallet' }));
+    // Rates come from the health snapshot (at most one interval old): the clock stands still here, so refresh it.
+    await t.pulse.snapshots.refresh();
     const res = await t.app.inject({ url: '/metrics' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/plain');

@@ -85,3 +85,43 @@ describe('recording on Redis', () => {
     await pulse.close();
   });
 });
+
+describe('failing fast once Redis is known to be down', () => {
+  const settled = (promise: Promise<unknown>) => {
+    const state = { done: false };
+    void promise.then(() => (state.done = true));
+    return state;
+  };
+  // setImmediate runs after every pending microtask but before any timer: a record settled by then did not
+  // wait for its timeout (or for Redis).
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+
+  it('buffers writes after the first timeout without waiting, until the background probe sees Redis answer', async () => {
+    const pulse = await createPulse({ redis: redis.url, namespace: 'failfast', clock: new ManualClock(at), recordTimeoutMs: 100 });
+    await pulse.record({ channel: 'alipay', requestId: 'before', status: 'success', at });
+    const admin = await RedisConnection.connect({ url: redis.url });
+    await admin.command('x', ['CLIENT', 'PAUSE', '1500', 'ALL']);
+    expect(await pulse.record({ channel: 'alipay', requestId: 'first', status: 'failure', at })).toMatchObject({ buffered: 1 });
+    const storeErrors = pulse.health().storeErrors;
+
+    const second = pulse.record({ channel: 'alipay', requestId: 'second', status: 'failure', at });
+    const secondState = settled(second);
+    const batch = settled(pulse.recordMany([{ channel: 'wechat', requestId: 'third', status: 'success', at }]));
+    await nextTurn();
+    expect(secondState.done).toBe(true);
+    expect(batch.done).toBe(true);
+    expect(await second).toMatchObject({ accepted: 0, buffered: 1 });
+    // Nothing was asked of the store, so no new store error either.
+    expect(pulse.health()).toMatchObject({ storeReachable: false, bufferedOutcomes: 3, storeErrors });
+
+    // The probe (the buffer's background retry) writes the buffer once Redis answers again.
+    const written = () => pulse.health().storeReachable && pulse.health().bufferedOutcomes === 0;
+    for (let i = 0; i < 100 && !written(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(pulse.health()).toMatchObject({ storeReachable: true, bufferedOutcomes: 0 });
+    expect(await pulse.rate('alipay', { window: '1m' })).toMatchObject({ total: 3, failure: 2 });
+    expect(await pulse.rate('wechat', { window: '1m' })).toMatchObject({ total: 1 });
+    expect(await pulse.record({ channel: 'alipay', requestId: 'after', status: 'success', at })).toMatchObject({ accepted: 1 });
+    await admin.close();
+    await pulse.close();
+  });
+});

@@ -11,7 +11,7 @@ import { registerAlertStateMetrics } from '../../alerts/metrics.js';
 import type { Alerts } from '../../alerts/index.js';
 import { createPulseMetrics } from './pulseMetrics.js';
 import { boundedChannelLabels, createRegistry, mirroredCounter } from './registry.js';
-import { registerHealthMetrics, registerRateMetrics } from './stateMetrics.js';
+import { ratesPerWindow, registerHealthMetrics, registerRateMetrics, type RatesSource } from './stateMetrics.js';
 
 export interface ServiceMetricsSources {
   pulse: Pick<SuccessRates, 'rates' | 'windows' | 'health'>;
@@ -21,6 +21,10 @@ export interface ServiceMetricsSources {
   history?: () => SnapshotJobStats | undefined;
   /** Reads that joined an identical one in flight instead of calling the store. */
   coalescedReads?: () => number | undefined;
+  /** Every channel's rates for the configured windows (the service: its health snapshot); default, read per window. */
+  rates?: RatesSource;
+  /** For the `_other` aggregate's sufficiency; default 100 (the library's). */
+  minSamples?: number;
 }
 
 export interface ServiceMetrics {
@@ -116,11 +120,11 @@ export function createServiceMetrics(): ServiceMetrics {
   return {
     registry,
     observer,
-    watch({ pulse, hub, history, coalescedReads, alerts }) {
+    watch({ pulse, hub, history, coalescedReads, alerts, rates, minSamples }) {
       if (watching) throw new Error('these service metrics already watch a pulse');
       watching = true;
       registerHealthMetrics(registry, pulse);
-      registerRateMetrics(registry, pulse, channelLabel);
+      registerRateMetrics(registry, rates ?? ratesPerWindow(pulse), channelLabel, minSamples ?? 100);
       mirroredCounter(registry, 'paypulse_coalesced_reads_total', 'Reads answered by joining an identical read already in flight.', () => coalescedReads?.());
       registerStreamMetrics(registry, hub);
       registerHistoryMetrics(registry, () => history?.());

@@ -2,7 +2,7 @@
 // current success rates of every channel.
 import client from 'prom-client';
 import type { PulseHealth, Rate, SuccessRates } from '../../types.js';
-import { readAllRates } from '../stream/ratesTicker.js';
+import { toRate } from '../../stats/rate.js';
 import { mirroredCounter, type ChannelLabel } from './registry.js';
 
 export function registerHealthMetrics(registry: client.Registry, pulse: Pick<SuccessRates, 'health'>): void {
@@ -46,6 +46,31 @@ export function registerHealthMetrics(registry: client.Registry, pulse: Pick<Suc
   mirroredCounter(registry, 'paypulse_store_dropped_outcomes_total', 'Outcomes dropped because the retry buffer was full.', () => readHealth().droppedOutcomes);
   mirroredCounter(registry, 'paypulse_store_errors_total', 'Store errors seen by the library (timeouts, connection errors, script errors).', () => readHealth().storeErrors);
   mirroredCounter(registry, 'paypulse_store_batches_total', 'Record batches sent to the store.', () => readHealth().batches);
+  new client.Gauge({
+    name: 'paypulse_known_channels',
+    help: 'Distinct channels seen within the dedup horizon, counted towards maxChannels.',
+    registers: [registry],
+    collect() {
+      this.set(readHealth().knownChannels);
+    },
+  });
+  const rejectedSeen = { channels: 0, dimensionValues: 0 };
+  new client.Counter({
+    name: 'paypulse_limit_rejected_outcomes_total',
+    help: 'Outcomes refused (PP_ERR_LIMIT) for naming a new channel past maxChannels or a new dimension value past maxDimensionValues.',
+    labelNames: ['limit'],
+    registers: [registry],
+    collect() {
+      const h = readHealth();
+      const now = { channels: h.rejectedChannelOutcomes, dimensionValues: h.rejectedDimensionOutcomes };
+      for (const limit of ['channels', 'dimensionValues'] as const) {
+        // A smaller value means a new pulse: count from it again, as mirroredCounter does.
+        const delta = now[limit] >= rejectedSeen[limit] ? now[limit] - rejectedSeen[limit] : now[limit];
+        rejectedSeen[limit] = now[limit];
+        this.inc({ limit }, delta);
+      }
+    },
+  });
   mirroredCounter(registry, 'paypulse_stale_outcomes_total', 'Outcomes rejected as too old for every window or too far in the future.', () => readHealth().staleOutcomes);
 }
 
@@ -54,11 +79,39 @@ export function registerHealthMetrics(registry: client.Registry, pulse: Pick<Suc
  * still answer: the rate series are then left out and paypulse_rates_readable says why, while the store and
  * buffer metrics carry on.
  */
-function ratesOncePerScrape(pulse: Pick<SuccessRates, 'rates' | 'windows'>) {
+export type RatesSource = () => Promise<Rate[]>;
+
+/** Rates read per window from the pulse: for a pulse without a health snapshot (the service passes its snapshot). */
+export function ratesPerWindow(pulse: Pick<SuccessRates, 'rates' | 'windows'>): RatesSource {
+  return async () => (await Promise.all(pulse.windows.map((window) => pulse.rates({ window })))).flat();
+}
+
+/**
+ * Channels past the label limit share the `_other` label: their counts are summed into one rate per window,
+ * so `_other` is the aggregate of the overflow, not whichever channel came last.
+ */
+export function labelledRates(rates: Rate[], channelLabel: ChannelLabel, minSamples: number): Rate[] {
+  const byLabel = new Map<string, Rate[]>();
+  for (const r of rates) {
+    const key = `${channelLabel(r.channel)}\u0000${r.window}`;
+    const group = byLabel.get(key);
+    if (group) group.push(r);
+    else byLabel.set(key, [r]);
+  }
+  return [...byLabel].map(([key, group]) => {
+    const [label, window] = key.split('\u0000') as [string, string];
+    if (group.length === 1 && label === group[0]!.channel) return group[0]!;
+    const sum = (field: 'success' | 'failure' | 'started' | 'pending') => group.reduce((n, r) => n + r[field], 0);
+    const counts = { success: sum('success'), failure: sum('failure'), started: sum('started'), pending: sum('pending') };
+    return toRate(label, undefined, window, counts, minSamples, group[0]!.asOf);
+  });
+}
+
+function ratesOncePerScrape(readAllRates: RatesSource) {
   let scrape: Promise<Rate[]> | null = null;
   const state = { readable: true };
   const ratesOnce = () => {
-    scrape ??= readAllRates(pulse)
+    scrape ??= readAllRates()
       .then(
         (rates) => {
           state.readable = true;
@@ -75,8 +128,8 @@ function ratesOncePerScrape(pulse: Pick<SuccessRates, 'rates' | 'windows'>) {
   return { ratesOnce, isReadable: () => state.readable };
 }
 
-export function registerRateMetrics(registry: client.Registry, pulse: Pick<SuccessRates, 'rates' | 'windows'>, channelLabel: ChannelLabel): void {
-  const { ratesOnce, isReadable } = ratesOncePerScrape(pulse);
+export function registerRateMetrics(registry: client.Registry, readRates: RatesSource, channelLabel: ChannelLabel, minSamples: number): void {
+  const { ratesOnce, isReadable } = ratesOncePerScrape(async () => labelledRates(await readRates(), channelLabel, minSamples));
   new client.Gauge({
     name: 'paypulse_rates_readable',
     help: '1 when this scrape could read the current rates from the store, 0 when the rate series are missing for that reason.',
@@ -98,7 +151,7 @@ export function registerRateMetrics(registry: client.Registry, pulse: Pick<Succe
         for (const r of rates) {
           const v = value(r);
           // No outcomes means no rate: an absent series, not a misleading 0.
-          if (v !== null) this.set({ channel: channelLabel(r.channel), window: r.window }, v);
+          if (v !== null) this.set({ channel: r.channel, window: r.window }, v);
         }
       },
     });
@@ -116,7 +169,7 @@ export function registerRateMetrics(registry: client.Registry, pulse: Pick<Succe
       const rates = await ratesOnce();
       this.reset();
       for (const r of rates) {
-        const labels = { channel: channelLabel(r.channel), window: r.window };
+        const labels = { channel: r.channel, window: r.window };
         this.set({ ...labels, status: 'success' }, r.success);
         this.set({ ...labels, status: 'failure' }, r.failure);
       }

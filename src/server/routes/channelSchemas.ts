@@ -5,13 +5,28 @@ import { channelParamsSchema, errorResponses } from '../schemas.js';
 const windowQuery = { type: 'string', pattern: '^[1-9]\\d*(s|m|h)$', description: 'e.g. 1m, 5m, 1h' } as const;
 
 export const channelListSchema = {
-  summary: 'Every channel with its rates for the configured windows',
+  summary: 'Every channel with its rates for the configured windows, a page at a time',
+  description:
+    'Served from the health snapshot (refreshed once a second). `sort=worst` puts the lowest success rate in the ranking window first; `search` keeps channels whose name contains it; at most 1,000 a page, `total` says how many match.',
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      sort: { type: 'string', enum: ['name', 'worst'], default: 'name' },
+      search: { type: 'string', maxLength: 64 },
+      offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+      limit: { type: 'integer', minimum: 1, maximum: 1_000, default: 1_000 },
+    },
+  },
   response: {
     200: {
       type: 'object',
       required: ['windows', 'thresholds', 'channels'],
       properties: {
         windows: { type: 'array', items: { type: 'string' } },
+        asOf: { type: 'integer' },
+        total: { type: 'integer' },
+        offset: { type: 'integer' },
         thresholds: {
           type: 'object',
           properties: { warn: { type: 'number' }, major: { type: 'number' }, critical: { type: 'number' } },

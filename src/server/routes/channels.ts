@@ -4,7 +4,9 @@ import type { Clock } from '../../clock.js';
 import { ValidationError } from '../../errors.js';
 import type { HistoryStore } from '../../history/index.js';
 import type { SuccessRates, Rate } from '../../types.js';
-import { readAllRates } from '../stream/ratesTicker.js';
+import { StoreUnavailableError } from '../../errors.js';
+import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
+import { channelPage, type PageQuery } from './channelPages.js';
 import { channelListSchema, failuresRouteSchema, historyRouteSchema, rateRouteSchema } from './channelSchemas.js';
 
 const maxHistoryMs = 31 * 24 * 3600_000;
@@ -17,6 +19,9 @@ const queryDimNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
 
 export interface ChannelRoutesOptions {
   pulse: Pick<SuccessRates, 'rate' | 'lastN' | 'rates' | 'failures' | 'windows'>;
+  snapshots: HealthSnapshots;
+  /** The snapshot's interval: an older snapshot is refreshed before it is served (refreshes are shared). */
+  snapshotIntervalMs: number;
   history: Pick<HistoryStore, 'minutes'>;
   clock: Clock;
   thresholds: { warn: number; major: number; critical: number };
@@ -52,21 +57,26 @@ function parseTime(text: string | undefined, field: string): number | undefined 
   return ms;
 }
 
-export function registerChannelRoutes(app: FastifyInstance, { pulse, history, clock, thresholds }: ChannelRoutesOptions): void {
+/** The snapshot if it is at most one interval old, else a refresh (joined by every concurrent reader). */
+export async function currentSnapshot(snapshots: HealthSnapshots, clock: Clock, intervalMs: number): Promise<HealthSnapshot> {
+  const latest = snapshots.latest();
+  if (latest && latest.asOf >= clock.now() - intervalMs && !snapshots.status().failing) return latest;
+  const fresh = await snapshots.refresh();
+  if (!fresh) throw new StoreUnavailableError(snapshots.status().lastError ?? 'health snapshot failed');
+  return fresh;
+}
+
+export function registerChannelRoutes(app: FastifyInstance, options: ChannelRoutesOptions): void {
+  const { pulse, history, clock, thresholds, snapshots } = options;
   const defaultWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
 
-  app.get(
+  app.get<{ Querystring: PageQuery }>(
     '/v1/channels',
     { schema: channelListSchema },
-    async () => {
-      const byChannel = new Map<string, Record<string, Rate>>();
-      for (const rate of await readAllRates(pulse)) {
-        let rates = byChannel.get(rate.channel);
-        if (!rates) byChannel.set(rate.channel, (rates = {}));
-        rates[rate.window] = rate;
-      }
-      const channels = [...byChannel.keys()].sort().map((channel) => ({ channel, rates: byChannel.get(channel)! }));
-      return { windows: pulse.windows, thresholds, channels };
+    async (request) => {
+      const snapshot = await currentSnapshot(snapshots, clock, options.snapshotIntervalMs);
+      const page = channelPage(snapshot.channels.values(), request.query, defaultWindow, pulse.windows);
+      return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, ...page };
     },
   );
 

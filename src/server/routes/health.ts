@@ -3,12 +3,15 @@
 // an instance that cannot serve it, and to one that is shutting down.
 import type { FastifyInstance } from 'fastify';
 import type { HistoryStore } from '../../history/index.js';
+import type { HealthSnapshots } from '../../stats/healthSnapshot.js';
 import type { SuccessRates } from '../../types.js';
 
 const probeTimeoutMs = 2_000;
 
 export interface HealthRouteOptions {
   pulse: Pick<SuccessRates, 'health' | 'channels'>;
+  /** Not ready while the snapshot fails or cannot finish within its interval: the stream and /v1/channels are then stale. */
+  snapshots?: Pick<HealthSnapshots, 'status'>;
   history: Pick<HistoryStore, 'ping' | 'kind'>;
   isShuttingDown: () => boolean;
   /** The spill folder when outcomes are spilled durably; absent when they wait in memory. */
@@ -51,7 +54,7 @@ const readySchema = {
   required: ['status', 'checks'],
   properties: {
     status: { type: 'string', enum: ['ready', 'not ready'] },
-    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, shutdown: checkSchema, alerts: checkSchema } },
+    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, snapshot: checkSchema, shutdown: checkSchema, alerts: checkSchema } },
     degradationLevel: { type: 'integer', enum: [0, 1, 2] },
     /** Where outcomes wait while the store is down: a durable journal, or memory (lost if the process dies). */
     buffering: { type: 'string' },
@@ -82,7 +85,14 @@ function readinessLog(app: FastifyInstance): (ready: boolean, checks: Record<str
   };
 }
 
-export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isShuttingDown, durable, alerts }: HealthRouteOptions): void {
+function snapshotCheck(snapshots: Pick<HealthSnapshots, 'status'>): Check {
+  const status = snapshots.status();
+  if (status.failing) return { ok: false, kind: 'health snapshot', detail: `failing: ${status.lastError ?? 'unknown error'}` };
+  if (status.overrun) return { ok: false, kind: 'health snapshot', detail: 'the last refresh took longer than its interval: the stream and /v1/channels are behind' };
+  return { ok: true, kind: 'health snapshot' };
+}
+
+export function registerHealthRoutes(app: FastifyInstance, { pulse, snapshots, history, isShuttingDown, durable, alerts }: HealthRouteOptions): void {
   const logReadiness = readinessLog(app);
   app.get(
     '/healthz',
@@ -115,6 +125,7 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, history, isS
       const checks: Record<string, Check> = { store, history: historyCheck };
       const alertState = alerts?.();
       if (alertState) checks.alerts = alertState.paused ? { ok: false, kind: 'alerts', detail: 'evaluation paused: the store cannot be read' } : { ok: true, kind: 'alerts' };
+      if (snapshots) checks.snapshot = snapshotCheck(snapshots);
       if (isShuttingDown()) checks.shutdown = { ok: false, kind: 'process', detail: 'shutting down' };
       const ready = Object.values(checks).every((c) => c.ok);
       const now = pulse.health();

@@ -1,53 +1,35 @@
-// Publishes a `rates` event on the hub every interval: every channel × every configured window.
-// A slow store makes a tick last longer than the interval; a tick due while the previous one still runs is
-// skipped, so a struggling Redis does not get a pile of concurrent reads.
-import type { Clock } from '../../clock.js';
-import type { PulseLogger, SuccessRates, Rate } from '../../types.js';
+// Publishes a `rates` event on the hub for every health snapshot (pulse.snapshots, one per process and
+// interval): the stream reads no store of its own. Past `maxChannels` the event is a summary, the worst
+// channels only, so an event stays small whatever the number of channels (the page searches the rest
+// through GET /v1/channels).
+import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
+import type { Rate } from '../../types.js';
+import { configuredRates, worstFirst } from '../routes/channelPages.js';
 import type { EventHub } from './eventHub.js';
 
+/** Channels a `rates` event carries in full; ≈ 1 kB a channel with four windows. */
+export const streamMaxChannels = 200;
+
 export interface RatesTicker {
-  /** Reads and publishes once now; tests call it instead of waiting for the timer. */
+  /** Refreshes the snapshot now and publishes it; tests call it instead of waiting for the timer. */
   tick(): Promise<void>;
   stop(): void;
 }
 
-export async function readAllRates(pulse: Pick<SuccessRates, 'rates' | 'windows'>): Promise<Rate[]> {
-  const perWindow = await Promise.all(pulse.windows.map((window) => pulse.rates({ window })));
-  return perWindow.flat();
+export function ratesEvent(snapshot: HealthSnapshot, rankWindow: string, windows: readonly string[], maxChannels = streamMaxChannels) {
+  const all = [...snapshot.channels.values()];
+  const shown = all.length > maxChannels ? worstFirst(all, rankWindow).slice(0, maxChannels) : all;
+  const rates: Rate[] = shown.flatMap((health) => Object.values(configuredRates(health, windows)));
+  return { asOf: snapshot.asOf, rates, channels: all.length, truncated: shown.length < all.length };
 }
 
-export function startRatesTicker(options: {
-  pulse: Pick<SuccessRates, 'rates' | 'windows'>;
-  hub: EventHub;
-  clock: Clock;
-  intervalMs: number;
-  logger?: PulseLogger;
-}): RatesTicker {
-  const { pulse, hub, clock, intervalMs, logger } = options;
-  let running: Promise<void> | null = null;
-  let failing = false;
-
-  async function publishRates(): Promise<void> {
-    try {
-      const rates = await readAllRates(pulse);
-      hub.publish('rates', { asOf: clock.now(), rates });
-      if (failing) logger?.info({}, 'stream: rates readable again');
-      failing = false;
-    } catch (err) {
-      // Logged once per outage, not once a second.
-      if (!failing) logger?.warn({ err }, 'stream: reading rates failed; retrying every tick');
-      failing = true;
-    }
-  }
-
-  function tick(): Promise<void> {
-    running ??= publishRates().finally(() => {
-      running = null;
-    });
-    return running;
-  }
-
-  const timer = setInterval(() => void tick(), intervalMs);
-  timer.unref();
-  return { tick, stop: () => clearInterval(timer) };
+export function startRatesTicker(options: { snapshots: HealthSnapshots; hub: EventHub; rankWindow: string; windows: readonly string[] }): RatesTicker {
+  const { snapshots, hub, rankWindow, windows } = options;
+  const unsubscribe = snapshots.onSnapshot((snapshot) => hub.publish('rates', ratesEvent(snapshot, rankWindow, windows)));
+  return {
+    tick: async () => {
+      await snapshots.refresh();
+    },
+    stop: unsubscribe,
+  };
 }

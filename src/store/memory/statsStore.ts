@@ -72,6 +72,21 @@ export class MemoryStatsStore implements StatsStore {
     return d;
   }
 
+  /**
+   * A channel's data brought up to `now` for a read, or undefined for a channel never written: a read
+   * must not create state, or reads of made-up names would grow the process without limit.
+   */
+  private readable(channel: string, now: number): ChannelData | undefined {
+    const d = this.channels.get(channel);
+    if (d) new ChannelOp(d, this.settings, now).sweepAndFinish();
+    return d;
+  }
+
+  /** Channels holding state (a health figure, for tests: reads must not add to it). */
+  get channelCount(): number {
+    return this.channels.size;
+  }
+
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, _timeoutMs?: number): Promise<RecordCode[]> {
     this.beginEpoch(now);
     const op = new ChannelOp(this.data(channel), this.settings, now);
@@ -82,27 +97,25 @@ export class MemoryStatsStore implements StatsStore {
   }
 
   async readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]> {
-    const d = this.data(channel);
-    new ChannelOp(d, this.settings, now).sweepAndFinish();
-    const counters = d.countersOf(series);
+    const counters = this.readable(channel, now)?.counters.get(series);
     const toSec = Math.floor(now / 1000);
     return windowsSec.map((w) => {
-      const c = counters.sum(toSec - w + 1, toSec);
+      const c = counters?.sum(toSec - w + 1, toSec) ?? { s: 0, f: 0, p: 0, o: 0 };
       return { success: c.s, failure: c.f, started: c.p, pending: c.o };
     });
   }
 
   async readLastN(channel: string, series: string, n: number, now: number) {
-    const d = this.data(channel);
-    new ChannelOp(d, this.settings, now).sweepAndFinish();
-    const newest = d.lastNOf(series).reverseRange(now * 2 + 1, (now - this.settings.horizonMs) * 2, n);
+    const list = this.readable(channel, now)?.lastN.get(series);
+    if (!list) return { success: 0, failure: 0 };
+    const newest = list.reverseRange(now * 2 + 1, (now - this.settings.horizonMs) * 2, n);
     const success = newest.filter(([, score]) => score % 2 === 1).length;
     return { success, failure: newest.length - success };
   }
 
   async readFailures(channel: string, fromMs: number, now: number, limit: number): Promise<FailedRequest[]> {
-    const d = this.data(channel);
-    new ChannelOp(d, this.settings, now).sweepAndFinish();
+    const d = this.readable(channel, now);
+    if (!d) return [];
     return d.failures.reverseRange(now, fromMs, limit).map(([member, at]) => {
       const [requestId, code] = member.split('\t');
       return code ? { requestId, at, code } : { requestId, at };
@@ -110,12 +123,10 @@ export class MemoryStatsStore implements StatsStore {
   }
 
   async readMinutes(channel: string, series: string, fromMs: number, toMs: number, now: number): Promise<MinuteCounts[]> {
-    const d = this.data(channel);
-    new ChannelOp(d, this.settings, now).sweepAndFinish();
-    const counters = d.countersOf(series);
+    const counters = this.readable(channel, now)?.counters.get(series);
     const out: MinuteCounts[] = [];
     for (let minute = Math.ceil(fromMs / 60_000); minute <= Math.floor(toMs / 60_000); minute++) {
-      const c = counters.minute(minute);
+      const c = counters?.minute(minute) ?? { s: 0, f: 0, p: 0 };
       out.push({ minute: minute * 60_000, success: c.s, failure: c.f, started: c.p });
     }
     return out;
