@@ -8,6 +8,9 @@ import { maxHistoryRows } from './history.js';
 import type { Alerts } from './index.js';
 
 /** Mutes longer than this are almost always a typo in a date; a week covers planned maintenance. */
+
+/** Alert answers carry evidence whose shape grows with the rules; documented as JSON objects, passed whole. */
+const openObject = { type: 'object', additionalProperties: true } as const;
 export const maxMuteMs = 7 * 86_400_000;
 const maxHistorySpanMs = 31 * 86_400_000;
 
@@ -37,7 +40,7 @@ function parseTime(value: unknown, field: string): number | undefined {
 }
 
 export function registerAlertRoutes(app: FastifyInstance, { alerts, history, clock, schemas }: AlertRoutesOptions): void {
-  app.get('/v1/alerts', { schema: { summary: 'Active alerts with their evidence', response: schemas.errorResponses } }, async () => ({
+  app.get('/v1/alerts', { schema: { summary: 'Active alerts with their evidence', response: { 200: openObject, ...schemas.errorResponses } } }, async () => ({
     alerts: alerts.active(),
     paused: alerts.status().paused,
   }));
@@ -52,7 +55,7 @@ export function registerAlertRoutes(app: FastifyInstance, { alerts, history, clo
           additionalProperties: false,
           properties: { from: { type: 'string' }, to: { type: 'string' }, channel: { type: 'string', maxLength: 64 }, limit: { type: 'integer', minimum: 1, maximum: maxHistoryRows } },
         },
-        response: schemas.errorResponses,
+        response: { 200: openObject, ...schemas.errorResponses },
       },
     },
     async (request) => {
@@ -73,7 +76,7 @@ export function registerAlertRoutes(app: FastifyInstance, { alerts, history, clo
         summary: "Mute a channel's alerts until a time: they show, they do not notify",
         params: schemas.channelParams,
         body: { type: 'object', additionalProperties: false, required: ['until'], properties: { until: { type: ['string', 'integer'] } } },
-        response: schemas.errorResponses,
+        response: { 200: openObject, ...schemas.errorResponses },
       },
     },
     async (request) => {
@@ -86,7 +89,7 @@ export function registerAlertRoutes(app: FastifyInstance, { alerts, history, clo
     },
   );
 
-  app.get('/v1/channels/:channel/mute', { schema: { params: schemas.channelParams, response: schemas.errorResponses } }, async (request) => {
+  app.get('/v1/channels/:channel/mute', { schema: { params: schemas.channelParams, response: { 200: openObject, ...schemas.errorResponses } } }, async (request) => {
     const { channel } = request.params as { channel: string };
     return { channel, mutedUntil: await alerts.muteOf(channel) };
   });

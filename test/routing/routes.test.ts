@@ -84,7 +84,8 @@ describe('routing API over a socket', () => {
     const write = (line: string) => lines.push(line);
     await expect(runBreaker({ target: base, channel: 'bank-x', mode: 'force-open', write })).rejects.toThrow(/401 PP_ERR_UNAUTHORIZED/);
     await runBreaker({ target: base, channel: 'bank-x', mode: 'force-open', token, write });
-    const read = await runBreaker({ target: base, channel: 'bank-x', write });
+    // Reads need the token too once one is set.
+    const read = await runBreaker({ target: base, channel: 'bank-x', token, write });
     expect(read).toMatchObject({ state: 'open', mode: 'force-open' });
     expect(lines.at(-1)).toMatch(/^bank-x: open \(mode force-open, since 2026-/);
     await expect(runBreaker({ target: base, channel: 'bank-x', mode: 'shut', token, write })).rejects.toThrow(/mode must be one of/);
