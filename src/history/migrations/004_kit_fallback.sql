@@ -1,6 +1,6 @@
 -- The kit's callback marks and locks on PostgreSQL, used while Redis is degraded (degradation level ≥ 1) so a
--- duplicate callback during a Redis outage still runs its handler once (seed 004 §4.2: "fall back to DB unique
--- indexes"). Keys are the kit's Redis key names, so both stores agree on what a mark or a lock is called.
+-- duplicate callback during a Redis outage still runs its handler once (docs/background.md: unique indexes are the last
+-- guard). Keys are the kit's Redis key names, so both stores agree on what a mark or a lock is called.
 -- Expiry uses the database's clock, as Redis uses its own for TTLs; expired rows are taken over in place.
 CREATE TABLE IF NOT EXISTS kit_idempotency (
   key          text        PRIMARY KEY,
