@@ -180,6 +180,8 @@ export class Recorder {
     if (byChannel.size === 0) return true;
     if (!this.stats.storeReachable && !probe) {
       const reason = 'store known to be down';
+      // Not asked, but unusable: the degradation switch counts it as a failed call, or an outage would read as calm.
+      this.onStoreCall?.(true);
       await Promise.all([...byChannel.values()].map((items) =>
         this.spill && items.every((i) => i.outcome) ? this.spillFailed(items, reason, false) : this.bufferFailed(items, reason, false)));
       return false;
@@ -311,7 +313,8 @@ export class Recorder {
    */
   async retryBuffer(): Promise<boolean> {
     await this.idle();
-    if (this.buffer.length === 0 && !this.stats.storeReachable) return this.probeStore();
+    const spilled = this.spill !== undefined && this.spill.pendingOutcomes > 0;
+    if (this.buffer.length === 0 && !spilled && !this.stats.storeReachable) return this.probeStore();
     while (this.buffer.length > 0) {
       if (!(await this.writeBatch(this.buffer.splice(0, this.settings.maxBatch), true))) return false;
     }

@@ -51,6 +51,8 @@ describe('alerts through a store outage', () => {
       await redis.start();
       // The client reconnects on its own schedule (wall time); wait for it, not for any window.
       await expect.poll(async () => (await snapshots.refresh()) !== undefined, { timeout: 15_000, interval: 100 }).toBe(true);
+      // The recorder, too, finds the store again on its own probe; what it buffered meanwhile is written then.
+      await expect.poll(() => engine.flushBuffer(), { timeout: 15_000, interval: 100 }).toBe(true);
       expect((await step()).evaluated).toBe(true);
       expect(alerts.status().paused).toBe(false);
       while (clock.now() < start + 10 * 60_000) await step();
