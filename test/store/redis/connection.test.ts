@@ -82,7 +82,7 @@ describe('a Redis connection made before Redis runs', () => {
 
 describe('redis targets', () => {
   it('reads one server, a cluster and a Sentinel URL, and hides passwords in what it shows', () => {
-    expect(parseRedisTarget('redis://h:6379')).toEqual({ kind: 'standalone', url: 'redis://h:6379' });
+    expect(parseRedisTarget('redis://h:7001')).toEqual({ kind: 'standalone', url: 'redis://h:7001' });
     expect(parseRedisTarget('redis://a:1, redis://b:2')).toEqual({ kind: 'cluster', urls: ['redis://a:1', 'redis://b:2'] });
     expect(parseRedisTarget('redis://a:1', true)).toEqual({ kind: 'cluster', urls: ['redis://a:1'] });
     expect(parseRedisTarget('redis+sentinel://:s3cret@h1:26379,h2,[::1]:26381/mymaster/2')).toEqual({
@@ -92,7 +92,7 @@ describe('redis targets', () => {
       password: 's3cret',
       database: 2,
     });
-    expect(describeTarget(parseRedisTarget('redis://user:pw@h:6379'))).toBe('redis://user:***@h:6379');
+    expect(describeTarget(parseRedisTarget('redis://user:pw@h:7001'))).toBe('redis://user:***@h:7001');
     expect(describeTarget(parseRedisTarget('redis+sentinel://u:pw@h1:1,h2:2/m'))).toBe('redis+sentinel://h1:1,h2:2/m');
   });
 
