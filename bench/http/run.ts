@@ -5,7 +5,6 @@
 //  2. reads: GET /v1/channels/:channel/rate vs GET /healthz requests/s with autocannon (bar: rate >= 50 %).
 // The service runs in a child process, as in production, so autocannon's own CPU is not charged to it.
 // Prints a table, writes bench/http/results/latest.json. Never part of `npm test`.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -15,6 +14,7 @@ import { startService } from '../../src/server/service.js';
 import { startRedis, type LocalRedis } from '../../test/support/redisServer.js';
 import type { Outcome } from '../../src/types.js';
 import { writeLatestResult } from '../support/results.js';
+import { startServiceChild, stopServiceChild } from '../support/serviceChild.js';
 
 const batchSize = 500;
 const channels = ['alipay', 'wechatpay', 'stripe-card', 'adyen-card', 'paypal', 'bank-transfer'];
@@ -92,29 +92,9 @@ async function libraryIngest(redisUrl: string | undefined): Promise<IngestCount>
   return { outcomesPerSec: recorded / seconds, buffered };
 }
 
-async function startChild(redisUrl: string | undefined): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
-    env: { ...process.env, BENCH_REDIS_URL: redisUrl ?? '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"url"'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code} before listening`)));
-  });
-  return { url, child };
-}
+const startChild = (redisUrl: string | undefined) => startServiceChild(fileURLToPath(import.meta.url), { BENCH_REDIS_URL: redisUrl ?? '' });
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
+const stopChild = stopServiceChild;
 
 function checked(name: string, result: autocannon.Result): autocannon.Result {
   if (result.non2xx > 0 || result.errors > 0) {

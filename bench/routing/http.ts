@@ -1,12 +1,12 @@
 // The service's decision rate: POST /v1/route against GET /healthz, requests/s with autocannon, in pairs
 // taken back to back on the same service (a child process, as in production, so autocannon's CPU is not
 // charged to it); the median of the pairs' ratios is the number. Bar: route ≥ 50 % of healthz.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { defaultConfig } from '../../src/server/config.js';
 import { startService } from '../../src/server/service.js';
 import type { Outcome } from '../../src/types.js';
+import { startServiceChild, stopServiceChild } from '../support/serviceChild.js';
 
 const seconds = Number(process.env.BENCH_ROUTE_SECONDS ?? 3);
 const pairs = Number(process.env.BENCH_ROUTE_PAIRS ?? 5);
@@ -27,19 +27,7 @@ async function serveChild(): Promise<void> {
   process.on('SIGTERM', () => void service.close().then(() => process.exit(0)));
 }
 
-async function startChild(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"url"'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code} before listening`)));
-  });
-  return { url, child };
-}
+const startChild = () => startServiceChild(fileURLToPath(import.meta.url));
 
 async function rate(url: string, request: autocannon.Request): Promise<{ rps: number; p99Ms: number }> {
   const r = await autocannon({ url, connections, duration: seconds, requests: [request] });

@@ -4,7 +4,6 @@
 //  B. Embedded store, 50,000 attempted channel names (the limit refuses past 10,000): service RSS (bar < 600 MB)
 //     and /healthz p99 (bar < 50 ms) throughout.
 // The service runs in a child process on loopback; everything started is stopped. Never part of `npm test`.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultConfig } from '../../src/server/config.js';
@@ -14,6 +13,7 @@ import { startRedis } from '../../test/support/redisServer.js';
 import { sampleRedis } from '../support/redisInfo.js';
 import { formatTable, percentile } from '../support/report.js';
 import { writeLatestResult } from '../support/results.js';
+import { startServiceChild, stopServiceChild } from '../support/serviceChild.js';
 
 const seconds = Number(process.env.BENCH_SCALE_SECONDS ?? 15);
 const activeChannels = 5_000;
@@ -26,31 +26,9 @@ async function serveChild(): Promise<void> {
   process.on('SIGTERM', () => void service.close().then(() => process.exit(0)));
 }
 
-async function startChild(redisUrl?: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
-    env: { ...process.env, BENCH_REDIS_URL: redisUrl ?? '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"url"'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code} before listening`)));
-  });
-  return { url, child };
-}
+const startChild = (redisUrl?: string) => startServiceChild(fileURLToPath(import.meta.url), { BENCH_REDIS_URL: redisUrl ?? '' });
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-  });
-}
+const stopChild = stopServiceChild;
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
