@@ -8,7 +8,7 @@ import { SeriesPlan } from '../stats/series.js';
 import { parseWindow } from '../stats/windows.js';
 import type { CoordinationStore } from '../store/ports/coordination.js';
 import type { Outcome, PulseLogger } from '../types.js';
-import { evidenceFromSnapshot, type RoutingEvidence } from './evidence.js';
+import { EvidenceTracker, type RoutingEvidence } from './evidence.js';
 import { Experiment, type ExperimentReport } from './experiment.js';
 import { asProbe, Router, type Draft } from './router.js';
 import type { RoutingSettings } from './settings.js';
@@ -51,6 +51,7 @@ export class Routing {
   private readonly breakerPlan: SeriesPlan;
   private readonly routed = new Set<string>();
   private evidence: RoutingEvidence | undefined;
+  private readonly tracker: EvidenceTracker;
   private syncing: Promise<void> | null = null;
   private unsubscribe: (() => void) | undefined;
   private readonly transitionListeners = new Set<(t: BreakerTransition) => void>();
@@ -80,6 +81,7 @@ export class Routing {
     this.router = new Router(d.settings, d.dimensions, { stateOf: (c, s) => this.breakers.view(c, s).state }, d.series, d.minSamples);
     this.breakerSets = new Set(d.settings.breaker.dims.map((set) => set.join(',')));
     this.breakerPlan = new SeriesPlan(d.settings.breaker.dims);
+    this.tracker = new EvidenceTracker({ score: d.settings.scoreWindows, breaker: d.settings.breaker.window, decay: d.settings.decay });
   }
 
   get settings(): RoutingSettings {
@@ -119,8 +121,7 @@ export class Routing {
   }
 
   private absorb(snapshot: HealthSnapshot): Promise<void> {
-    const w = this.d.settings;
-    this.evidence = evidenceFromSnapshot(snapshot, { score: w.scoreWindows, breaker: w.breaker.window, decay: w.decay });
+    this.evidence = this.tracker.absorb(snapshot);
     // A sync still running when the next snapshot lands is joined, not doubled: one coordination read at a time.
     this.syncing ??= this.breakers.sync(this.targets()).finally(() => {
       this.syncing = null;
