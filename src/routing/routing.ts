@@ -6,6 +6,7 @@ import { StoreUnavailableError } from '../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../stats/healthSnapshot.js';
 import { SeriesPlan } from '../stats/series.js';
 import { parseWindow } from '../stats/windows.js';
+import { experimentKey } from '../store/keys/coordination.js';
 import type { CoordinationStore } from '../store/ports/coordination.js';
 import type { Outcome, PulseLogger } from '../types.js';
 import { EvidenceTracker, type RoutingEvidence } from './evidence.js';
@@ -77,7 +78,7 @@ export class Routing {
       },
       parseWindow(d.settings.breaker.window),
     );
-    this.experiment = new Experiment(d.settings.experimentShare);
+    this.experiment = new Experiment(d.settings.experimentShare, d.coordination, experimentKey(d.namespace));
     this.router = new Router(d.settings, d.dimensions, { stateOf: (c, s) => this.breakers.view(c, s).state }, d.series, d.minSamples);
     this.breakerSets = new Set(d.settings.breaker.dims.map((set) => set.join(',')));
     this.breakerPlan = new SeriesPlan(d.settings.breaker.dims);
@@ -111,6 +112,8 @@ export class Routing {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await this.syncing;
+    // What this instance counted since its last refresh still joins the fleet's experiment.
+    await this.flushExperiment();
   }
 
   /** Takes a new snapshot and waits until routing has absorbed it (tests and the simulator, on virtual time). */
@@ -123,11 +126,16 @@ export class Routing {
   private absorb(snapshot: HealthSnapshot): Promise<void> {
     this.evidence = this.tracker.absorb(snapshot);
     // A sync still running when the next snapshot lands is joined, not doubled: one coordination read at a time.
-    this.syncing ??= this.breakers.sync(this.targets()).finally(() => {
+    this.syncing ??= Promise.all([this.breakers.sync(this.targets()), this.flushExperiment()]).then(() => undefined).finally(() => {
       this.syncing = null;
       this.breakers.forgetRetries();
     });
     return this.syncing;
+  }
+
+  /** The experiment's counts join the fleet's once a refresh; a failed flush keeps them for the next. */
+  private async flushExperiment(): Promise<void> {
+    await this.experiment.flush().catch((err: Error) => this.d.logger?.warn({ err: err.message }, 'paypulse: experiment counts not flushed'));
   }
 
   private targets(): BreakerTarget[] {
@@ -236,7 +244,12 @@ export class Routing {
     return this.breakers.view(channel, '').state;
   }
 
-  experimentReport(): ExperimentReport {
-    return this.experiment.report();
+  /** The fleet's experiment (one coordination read after this instance's flush). */
+  async experimentReport(): Promise<ExperimentReport> {
+    try {
+      return await this.experiment.report();
+    } catch (err) {
+      throw new StoreUnavailableError(err);
+    }
   }
 }
