@@ -1,6 +1,6 @@
 // `npm run bench:routing`: the routing simulator (24 simulated hours per seed, every policy on the same
 // traffic) and the decision latency of the real router. Prints Markdown tables and writes
-// bench/routing/results.json. Never part of `npm test`.
+// bench/routing/results/latest.json. Never part of `npm test`.
 // BENCH_ROUTING_SEEDS=1,2,3 and BENCH_ROUTING_HOURS=24 change the run; BENCH_ROUTING_POLICIES filters rows.
 // Seeds can run in parallel processes: each with BENCH_ROUTING_TIMING=0 (no latency or HTTP measurement) and
 // its own BENCH_ROUTING_RESULTS=<file>, then BENCH_ROUTING_MERGE=<file>,<file> tabulates them together and
@@ -24,7 +24,7 @@ const only = (process.env.BENCH_ROUTING_POLICIES ?? 'round-robin,static,last-n,d
 const startMs = Date.UTC(2026, 0, 5);
 /** Extra routing options for every PayPulse row (trying settings: BENCH_ROUTING_OPTIONS='{"decay":0.5}'). */
 const extra = JSON.parse(process.env.BENCH_ROUTING_OPTIONS ?? '{}') as RoutingOptions;
-const resultsFile = process.env.BENCH_ROUTING_RESULTS ?? new URL('./results.json', import.meta.url).pathname;
+const resultsFile = process.env.BENCH_ROUTING_RESULTS ?? new URL('./results/latest.json', import.meta.url).pathname;
 const merge = (process.env.BENCH_ROUTING_MERGE ?? '').split(',').filter(Boolean);
 const timing = process.env.BENCH_ROUTING_TIMING !== '0';
 
