@@ -1,24 +1,12 @@
 // The terminal view of channel health: one row per channel, one column per window.
 import { defaultConfig } from '../server/config.js';
+import { grade, type Thresholds } from '../stats/severity.js';
 import type { Rate } from '../types.js';
+
+export type { Thresholds };
 
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number, text: string) => (useColor ? `\x1b[${code}m${text}\x1b[0m` : text);
-
-export interface Thresholds {
-  warn: number;
-  major: number;
-  critical: number;
-}
-
-/** Graded, not one threshold: below 95 % yellow, below 80 % orange, below 50 % red (docs/background.md). */
-export function grade(rate: number | null, t: Thresholds = defaultConfig.thresholds): 'ok' | 'warn' | 'major' | 'critical' | 'none' {
-  if (rate === null) return 'none';
-  if (rate < t.critical) return 'critical';
-  if (rate < t.major) return 'major';
-  if (rate < t.warn) return 'warn';
-  return 'ok';
-}
 
 const gradeColor = { ok: 32, warn: 33, major: 35, critical: 31, none: 90 } as const;
 

@@ -4,18 +4,35 @@ import { channelParamsSchema, errorResponses } from '../schemas.js';
 
 const windowQuery = { type: 'string', pattern: '^[1-9]\\d*(s|m|h)$', description: 'e.g. 1m, 5m, 1h' } as const;
 
+const stateCount = { type: 'integer', minimum: 0 } as const;
+
+/** Channels in each state (the dashboard's badges), for an answer that leaves some out. */
+export const stateSummarySchema = {
+  type: 'object',
+  description: 'every channel by state, whatever the page or search shows: `channels` in all, and how many are critical, major, warn, ok, few (too few samples) and none (no outcomes)',
+  required: ['channels', 'critical', 'major', 'warn', 'ok', 'few', 'none'],
+  properties: {
+    channels: stateCount, critical: stateCount, major: stateCount, warn: stateCount, ok: stateCount, few: stateCount, none: stateCount,
+  },
+} as const;
+
 export const channelListSchema = {
-  summary: 'Every channel with its rates for the configured windows, a page at a time',
+  summary: 'Every channel with its rates for the configured windows, a page at a time past a size',
   description:
-    'Served from the health snapshot (refreshed once a second). `sort=worst` puts the lowest success rate in the ranking window first; `search` keeps channels whose name contains it; at most 1,000 a page, `total` says how many match.',
+    'Served from the health snapshot (refreshed once a second). Up to `pageChannels` channels (200 by default) the answer holds ' +
+    'every channel by name. Past it the default is the worst `pageChannels` first: by state (the grade of the shortest window ' +
+    'with enough samples, then few samples, then no outcomes), then by that rate, lowest first, then by name. `sort` and ' +
+    '`limit` (at most 1,000) override the defaults; `search` keeps channels whose name contains it (any case); `offset` pages ' +
+    'on. `total` says how many match; an answer that leaves channels out adds `summary` (every channel by state) and, when ' +
+    'more match, `nextOffset`.',
   querystring: {
     type: 'object',
     additionalProperties: false,
     properties: {
-      sort: { type: 'string', enum: ['name', 'worst'], default: 'name' },
-      search: { type: 'string', maxLength: 64 },
+      sort: { type: 'string', enum: ['name', 'worst'], description: 'default: name up to pageChannels channels, worst past it' },
+      search: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$', description: 'part of a channel name, any case' },
       offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
-      limit: { type: 'integer', minimum: 1, maximum: 1_000, default: 1_000 },
+      limit: { type: 'integer', minimum: 1, maximum: 1_000, description: 'default: 1,000 up to pageChannels channels, pageChannels past it' },
     },
   },
   response: {
@@ -25,8 +42,10 @@ export const channelListSchema = {
       properties: {
         windows: { type: 'array', items: { type: 'string' } },
         asOf: { type: 'integer' },
-        total: { type: 'integer' },
+        total: { type: 'integer', description: 'channels matching the search (all of them without one)' },
         offset: { type: 'integer' },
+        nextOffset: { type: 'integer', description: 'the offset of the next page, when more channels match' },
+        summary: stateSummarySchema,
         thresholds: {
           type: 'object',
           properties: { warn: { type: 'number' }, major: { type: 'number' }, critical: { type: 'number' } },

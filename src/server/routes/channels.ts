@@ -6,7 +6,7 @@ import type { HistoryStore } from '../../history/index.js';
 import type { SuccessRates, Rate } from '../../types.js';
 import { StoreUnavailableError } from '../../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
-import { channelPage, type PageQuery } from './channelPages.js';
+import type { ChannelPages, PageQuery } from './channelPages.js';
 import { channelListSchema, failuresRouteSchema, historyRouteSchema, rateRouteSchema } from './channelSchemas.js';
 
 const maxHistoryMs = 31 * 24 * 3600_000;
@@ -25,6 +25,7 @@ export interface ChannelRoutesOptions {
   history: Pick<HistoryStore, 'minutes'>;
   clock: Clock;
   thresholds: { warn: number; major: number; critical: number };
+  pages: ChannelPages;
 }
 
 const dimsError = (reason: string) => new ValidationError([{ index: 0, field: 'querystring.dims', reason }]);
@@ -75,7 +76,7 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
     { schema: channelListSchema },
     async (request) => {
       const snapshot = await currentSnapshot(snapshots, clock, options.snapshotIntervalMs);
-      const page = channelPage(snapshot.channels.values(), request.query, defaultWindow, pulse.windows);
+      const page = options.pages.page(snapshot, request.query);
       return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, ...page };
     },
   );
