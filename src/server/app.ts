@@ -21,6 +21,7 @@ import { ReadCoalescer } from './readCoalescer.js';
 import { configuredRates, createChannelPages } from './routes/channelPages.js';
 import { currentSnapshot } from './routes/channels.js';
 import { registerChannelRoutes } from './routes/channels.js';
+import { registerChannelsHistoryRoute } from './routes/channelsHistory.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOutcomeRoutes } from './routes/outcomes.js';
@@ -148,6 +149,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     thresholds: config.thresholds,
     pages,
   });
+  registerChannelsHistoryRoute(app, { history, clock });
   registerRoutingRoutes(app, pulse.routing);
   registerStreamRoute(app, {
     hub,

@@ -109,6 +109,18 @@ export const failuresRouteSchema = {
   },
 } as const;
 
+const minuteSchema = {
+  type: 'object',
+  required: ['minute', 'success', 'failure', 'started', 'rate'],
+  properties: {
+    minute: { type: 'integer', description: 'start of the minute, epoch ms' },
+    success: { type: 'integer' },
+    failure: { type: 'integer' },
+    started: { type: 'integer' },
+    rate: { type: ['number', 'null'] },
+  },
+} as const;
+
 export const historyRouteSchema = {
   summary: "A channel's per-minute snapshots from the history store",
   description: '`from` and `to` are epoch ms or ISO 8601 dates; default: the last hour. At most 31 days.',
@@ -126,18 +138,45 @@ export const historyRouteSchema = {
         channel: { type: 'string' },
         from: { type: 'integer' },
         to: { type: 'integer' },
-        minutes: {
+        minutes: { type: 'array', items: minuteSchema },
+      },
+    },
+    ...errorResponses,
+  },
+} as const;
+
+/** Channels one multi-channel history read may name: the page the dashboard shows. */
+export const maxHistoryChannels = 200;
+
+export const channelsHistoryRouteSchema = {
+  summary: 'Per-minute snapshots of several channels in one request',
+  description:
+    `\`channels\` is a comma-separated list of at most ${maxHistoryChannels} channel ids; \`from\` and \`to\` are epoch ms or ` +
+    'ISO 8601 dates (default: the last hour), at most 6 hours apart. Every channel asked for is in the answer, in the order ' +
+    'asked, with no minutes when the history holds none.',
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['channels'],
+    properties: {
+      channels: { type: 'string', minLength: 1, maxLength: maxHistoryChannels * 65 },
+      from: { type: 'string', maxLength: 40 },
+      to: { type: 'string', maxLength: 40 },
+    },
+  },
+  response: {
+    200: {
+      type: 'object',
+      required: ['from', 'to', 'channels'],
+      properties: {
+        from: { type: 'integer' },
+        to: { type: 'integer' },
+        channels: {
           type: 'array',
           items: {
             type: 'object',
-            required: ['minute', 'success', 'failure', 'started', 'rate'],
-            properties: {
-              minute: { type: 'integer', description: 'start of the minute, epoch ms' },
-              success: { type: 'integer' },
-              failure: { type: 'integer' },
-              started: { type: 'integer' },
-              rate: { type: ['number', 'null'] },
-            },
+            required: ['channel', 'minutes'],
+            properties: { channel: { type: 'string' }, minutes: { type: 'array', items: minuteSchema } },
           },
         },
       },
