@@ -1,10 +1,13 @@
-// The dashboard's wiring: first snapshot from GET /v1/channels, the last hour from history, then the stream.
+// The dashboard's wiring: first page from GET /v1/channels (worst first), the last hour of every channel shown
+// from history in one request, then the stream; the search box asks the server for the channels the stream's
+// worst page leaves out.
 import { AlertsPanel, fetchAlerts, markerText } from './alerts.js';
-import { fetchBreakers, fetchChannels, fetchHistory, openStream } from './api.js';
+import { fetchBreakers, fetchChannels, fetchHistoryOf, openStream } from './api.js';
 import { RateChart } from './chart.js';
 import { FailuresPanel } from './drilldown.js';
-import { ago, severityLabel, windowSeconds } from './format.js';
-import { RatesTable } from './table.js';
+import { ago, count, severityLabel, windowSeconds } from './format.js';
+import { ChannelSearch } from './search.js';
+import { countStates, RatesTable } from './table.js';
 
 const HISTORY_SPAN_MS = 3_600_000;
 // Past this without a rates event the numbers are marked old: the server sends one at least every second.
@@ -32,7 +35,7 @@ function showBanner(text) {
   banner.textContent = text ?? '';
 }
 
-/** Rate[] of the stream → [{ channel, rates: { [window]: Rate } }], the shape of GET /v1/channels. */
+/** Rate[] of the stream → [{ channel, rates: { [window]: Rate } }], the shape of GET /v1/channels, in the server's order (worst first). */
 function byChannel(rates) {
   const channels = new Map();
   for (const rate of rates) {
@@ -44,9 +47,10 @@ function byChannel(rates) {
     }
     entry.rates[rate.window] = rate;
   }
-  return [...channels.values()].sort((a, b) => (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0));
+  return [...channels.values()];
 }
 
+/** The header's counts by state: the server's summary of every channel when it sends only some. */
 function renderSummary(byState) {
   const parts = ['critical', 'major', 'warn', 'ok', 'few']
     .filter((state) => byState[state] > 0)
@@ -57,6 +61,13 @@ function renderSummary(byState) {
       return badge;
     });
   $('summary').replaceChildren(...parts);
+}
+
+/** Says when the table shows the worst channels only, and how to find the rest. */
+function renderPageNote(shown, summary) {
+  const note = $('page-note');
+  note.hidden = !summary || shown >= summary.channels;
+  note.textContent = note.hidden ? '' : `the worst ${count(shown)} of ${count(summary.channels)} channels · search for the rest`;
 }
 
 async function main() {
@@ -95,7 +106,10 @@ async function main() {
       },
     },
   );
-  renderSummary(table.update(initial.channels));
+  const summaryOf = (page) => page.summary ?? countStates(page.channels, windows, initial.thresholds);
+  table.update(initial.channels);
+  renderSummary(summaryOf(initial));
+  renderPageNote(initial.channels.length, initial.summary);
 
   const alertsPanel = new AlertsPanel({ panel: $('alerts'), body: $('alerts-body'), empty: $('alerts-empty'), banner: $('alert-banner') });
   const refreshAlerts = () => fetchAlerts().then((r) => {
@@ -115,15 +129,32 @@ async function main() {
   const asOfs = initial.channels.flatMap((c) => Object.values(c.rates).map((r) => r.asOf));
   const serverNow = asOfs.length ? Math.max(...asOfs) : Date.now();
   const backfilled = new Set();
-  const backfill = (channel, toMs) => {
-    backfilled.add(channel);
-    fetchHistory(channel, toMs - HISTORY_SPAN_MS, toMs)
-      .then((history) => chart.backfill(channel, history.minutes))
-      .catch((error) => console.warn(`PayPulse: no history for ${channel}`, error));
+  // Every channel shown gets its last hour, all of them in one request (the server takes 200 at a time).
+  const backfill = (channels, toMs) => {
+    if (channels.length === 0) return;
+    for (const channel of channels) backfilled.add(channel);
+    fetchHistoryOf(channels, toMs - HISTORY_SPAN_MS, toMs)
+      .then((histories) => histories.forEach((h) => chart.backfill(h.channel, h.minutes)))
+      .catch((error) => console.warn(`PayPulse: no history for ${channels.length} channels`, error));
   };
-  // Colours follow the sorted channel list, not the order in which back-fills happen to answer.
+  const backfillNew = (channels, toMs) => backfill(channels.map((c) => c.channel).filter((c) => !backfilled.has(c)), toMs);
+  // Colours follow the server's channel order, not the order in which back-fills happen to answer.
   for (const { channel } of initial.channels) chart.ensureChannel(channel);
-  for (const { channel } of initial.channels) backfill(channel, serverNow);
+  backfillNew(initial.channels, serverNow);
+
+  // While a search is on, the table shows its results (refreshed by the search); the stream keeps the
+  // chart, the header and the drill-down current, and its page comes back when the search is cleared.
+  let streamChannels = initial.channels;
+  const search = new ChannelSearch(
+    { input: $('channel-search'), note: $('search-note') },
+    {
+      onResults: (page) => {
+        table.update(page.channels);
+        backfillNew(page.channels, lastAsOf ?? serverNow);
+      },
+      onClear: () => table.update(streamChannels),
+    },
+  );
 
   let lastEventAt = null;
   let lastAsOf = null;
@@ -135,13 +166,16 @@ async function main() {
     lastAsOf = data.asOf;
     if (refillHistory) {
       refillHistory = false;
-      for (const channel of backfilled) backfill(channel, data.asOf);
+      backfill([...backfilled], data.asOf);
     }
     const channels = byChannel(data.rates);
-    renderSummary(table.update(channels));
+    streamChannels = channels;
+    if (!search.active) table.update(channels);
+    renderSummary(summaryOf({ channels, summary: data.summary }));
+    renderPageNote(channels.length, data.summary);
     chart.live(data.asOf, data.rates.filter((r) => r.window === shortest && !r.dims));
     drilldown.onRates(data.rates, data.asOf);
-    for (const { channel } of channels) if (!backfilled.has(channel)) backfill(channel, data.asOf);
+    backfillNew(channels, data.asOf);
     const stale = data.rates.some((r) => r.stale);
     showBanner(stale ? 'The store is unreachable: showing the last known values.' : null);
   };
