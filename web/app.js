@@ -2,14 +2,13 @@
 // from history in one request, then the stream; the search box asks the server for the channels the stream's
 // worst page leaves out.
 import { AlertsPanel, fetchAlerts, markerText } from './alerts.js';
-import { fetchBreakers, fetchChannels, fetchHistoryOf, openStream } from './api.js';
+import { fetchBreakers, fetchChannels, openStream } from './api.js';
+import { ChannelView } from './channelView.js';
 import { RateChart } from './chart.js';
 import { FailuresPanel } from './drilldown.js';
-import { ago, count, severityLabel, windowSeconds } from './format.js';
-import { ChannelSearch } from './search.js';
-import { countStates, RatesTable } from './table.js';
+import { ago, windowSeconds } from './format.js';
+import { RatesTable } from './table.js';
 
-const HISTORY_SPAN_MS = 3_600_000;
 // Past this without a rates event the numbers are marked old: the server sends one at least every second.
 const OLD_AFTER_MS = 5_000;
 const STATE_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' };
@@ -50,26 +49,6 @@ function byChannel(rates) {
   return [...channels.values()];
 }
 
-/** The header's counts by state: the server's summary of every channel when it sends only some. */
-function renderSummary(byState) {
-  const parts = ['critical', 'major', 'warn', 'ok', 'few']
-    .filter((state) => byState[state] > 0)
-    .map((state) => {
-      const badge = document.createElement('span');
-      badge.className = `badge sev-${state}`;
-      badge.textContent = `${byState[state]} ${severityLabel[state]}`;
-      return badge;
-    });
-  $('summary').replaceChildren(...parts);
-}
-
-/** Says when the table shows the worst channels only, and how to find the rest. */
-function renderPageNote(shown, summary) {
-  const note = $('page-note');
-  note.hidden = !summary || shown >= summary.channels;
-  note.textContent = note.hidden ? '' : `the worst ${count(shown)} of ${count(summary.channels)} channels · search for the rest`;
-}
-
 async function main() {
   const initial = await loadInitial();
   const windows = [...initial.windows].sort((a, b) => windowSeconds(a) - windowSeconds(b));
@@ -106,10 +85,10 @@ async function main() {
       },
     },
   );
-  const summaryOf = (page) => page.summary ?? countStates(page.channels, windows, initial.thresholds);
-  table.update(initial.channels);
-  renderSummary(summaryOf(initial));
-  renderPageNote(initial.channels.length, initial.summary);
+  // History is asked for in the server's time (asOf), not the browser's: the two clocks may differ.
+  const asOfs = initial.channels.flatMap((c) => Object.values(c.rates).map((r) => r.asOf));
+  const view = new ChannelView({ table, chart, windows, thresholds: initial.thresholds });
+  view.showStreamPage(initial.channels, initial.summary, asOfs.length ? Math.max(...asOfs) : Date.now());
 
   const alertsPanel = new AlertsPanel({ panel: $('alerts'), body: $('alerts-body'), empty: $('alerts-empty'), banner: $('alert-banner') });
   const refreshAlerts = () => fetchAlerts().then((r) => {
@@ -125,37 +104,6 @@ async function main() {
     refreshAlerts();
   };
 
-  // History is asked for in the server's time (asOf), not the browser's: the two clocks may differ.
-  const asOfs = initial.channels.flatMap((c) => Object.values(c.rates).map((r) => r.asOf));
-  const serverNow = asOfs.length ? Math.max(...asOfs) : Date.now();
-  const backfilled = new Set();
-  // Every channel shown gets its last hour, all of them in one request (the server takes 200 at a time).
-  const backfill = (channels, toMs) => {
-    if (channels.length === 0) return;
-    for (const channel of channels) backfilled.add(channel);
-    fetchHistoryOf(channels, toMs - HISTORY_SPAN_MS, toMs)
-      .then((histories) => histories.forEach((h) => chart.backfill(h.channel, h.minutes)))
-      .catch((error) => console.warn(`PayPulse: no history for ${channels.length} channels`, error));
-  };
-  const backfillNew = (channels, toMs) => backfill(channels.map((c) => c.channel).filter((c) => !backfilled.has(c)), toMs);
-  // Colours follow the server's channel order, not the order in which back-fills happen to answer.
-  for (const { channel } of initial.channels) chart.ensureChannel(channel);
-  backfillNew(initial.channels, serverNow);
-
-  // While a search is on, the table shows its results (refreshed by the search); the stream keeps the
-  // chart, the header and the drill-down current, and its page comes back when the search is cleared.
-  let streamChannels = initial.channels;
-  const search = new ChannelSearch(
-    { input: $('channel-search'), note: $('search-note') },
-    {
-      onResults: (page) => {
-        table.update(page.channels);
-        backfillNew(page.channels, lastAsOf ?? serverNow);
-      },
-      onClear: () => table.update(streamChannels),
-    },
-  );
-
   let lastEventAt = null;
   let lastAsOf = null;
   // After a reconnection the chart has a hole where the stream was cut (a laptop lid, a proxy restart):
@@ -166,16 +114,11 @@ async function main() {
     lastAsOf = data.asOf;
     if (refillHistory) {
       refillHistory = false;
-      backfill([...backfilled], data.asOf);
+      view.refillHistory(data.asOf);
     }
-    const channels = byChannel(data.rates);
-    streamChannels = channels;
-    if (!search.active) table.update(channels);
-    renderSummary(summaryOf({ channels, summary: data.summary }));
-    renderPageNote(channels.length, data.summary);
+    view.showStreamPage(byChannel(data.rates), data.summary, data.asOf);
     chart.live(data.asOf, data.rates.filter((r) => r.window === shortest && !r.dims));
     drilldown.onRates(data.rates, data.asOf);
-    backfillNew(channels, data.asOf);
     const stale = data.rates.some((r) => r.stale);
     showBanner(stale ? 'The store is unreachable: showing the last known values.' : null);
   };
