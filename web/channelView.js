@@ -26,6 +26,7 @@ export class ChannelView {
       { input: $('channel-search'), note: $('search-note') },
       {
         onResults: (page) => {
+          renderPageNote(0, undefined);
           this.table.update(page.channels);
           this.backfillNew(page.channels);
         },
@@ -44,7 +45,8 @@ export class ChannelView {
     this.serverNowMs = serverNowMs;
     if (!this.search.active) this.table.update(channels);
     renderSummary(summary ?? countStates(channels, this.windows, this.thresholds));
-    renderPageNote(channels.length, summary);
+    // While searching, the search's own note says what the table shows.
+    renderPageNote(channels.length, this.search.active ? undefined : summary);
     // Colours follow the server's channel order, not the order in which back-fills happen to answer.
     for (const { channel } of channels) this.chart.ensureChannel(channel);
     this.backfillNew(channels);
