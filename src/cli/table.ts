@@ -18,8 +18,11 @@ function cell(r: Rate | undefined, t: Thresholds): string {
   return paint(gradeColor[grade(r.rate, t)], text);
 }
 
-/** Rows of `rates` grouped by channel; `?` marks a rate on too few samples to trust. */
-export function renderRates(rates: Rate[], windows: string[], t: Thresholds = defaultConfig.thresholds): string {
+/**
+ * Rows of `rates` grouped by channel, by name or (`keepOrder`) in the order given; `?` marks a rate on too
+ * few samples to trust.
+ */
+export function renderRates(rates: Rate[], windows: string[], t: Thresholds = defaultConfig.thresholds, keepOrder = false): string {
   const byChannel = new Map<string, Map<string, Rate>>();
   for (const r of rates) {
     if (!byChannel.has(r.channel)) byChannel.set(r.channel, new Map());
@@ -27,7 +30,8 @@ export function renderRates(rates: Rate[], windows: string[], t: Thresholds = de
   }
   const head = `${'channel'.padEnd(16)}${windows.map((w) => w.padEnd(20)).join('')}started/pending`;
   const lines = [paint(1, head)];
-  for (const [channel, perWindow] of [...byChannel].sort(([a], [b]) => a.localeCompare(b))) {
+  const rows = keepOrder ? [...byChannel] : [...byChannel].sort(([a], [b]) => a.localeCompare(b));
+  for (const [channel, perWindow] of rows) {
     const first = perWindow.get(windows[0]);
     const load = first ? `${first.started}/${first.pending}` : '';
     lines.push(`${channel.padEnd(16)}${windows.map((w) => cell(perWindow.get(w), t)).join('')}${load}`);

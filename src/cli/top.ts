@@ -29,7 +29,8 @@ async function fetchChannels(url: string, token: string | undefined): Promise<Ch
 }
 
 function tableText(body: ChannelsReply): string {
-  const text = renderRates(body.channels.flatMap((c) => Object.values(c.rates)), body.windows, body.thresholds);
+  // The service's order: by name, or worst first once it pages.
+  const text = renderRates(body.channels.flatMap((c) => Object.values(c.rates)), body.windows, body.thresholds, true);
   const total = body.total ?? body.channels.length;
   return total > body.channels.length ? `${text}\n${body.channels.length} of ${total} channels: the worst ones` : text;
 }

@@ -65,3 +65,27 @@ describe('paypulse top', () => {
       .rejects.toThrow(`${url} answered 401: the token was refused`);
   });
 });
+
+describe('paypulse top past the page size', () => {
+  let paged: RunningService;
+  beforeAll(async () => {
+    paged = await startService({ ...defaultConfig, port: 0, logLevel: 'silent', pageChannels: 1 });
+    const now = Date.now();
+    // bank-x fails 8 of 10, alipay 1 of 10: bank-x is the worse.
+    const outcomes = Array.from({ length: 20 }, (_, i) => ({
+      channel: i < 10 ? 'alipay' : 'bank-x', requestId: `p${i}`, status: (i < 10 ? i < 1 : i < 18) ? 'failure' : 'success', at: now - i * 10,
+    }));
+    await fetch(`${paged.url}/v1/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcomes }) });
+  }, 60_000);
+  afterAll(async () => {
+    await paged?.close();
+  });
+
+  it('shows the worst channel the service sends and says how many it leaves out', async () => {
+    let text = '';
+    await runTop({ target: paged.url, once: true, write: (chunk) => (text += chunk) });
+    expect(text).toMatch(/^bank-x .*20\.0%/m);
+    expect(text).not.toMatch(/^alipay /m);
+    expect(text).toContain('1 of 2 channels: the worst ones');
+  });
+});
