@@ -8,6 +8,17 @@ import { defaultConfig, startService, type RunningService } from '../../src/serv
 const token = 'top-secret-0123456789';
 let service: RunningService;
 
+/** Waits until the service's health snapshot (refreshed once a second) holds `count` channels. */
+async function waitForChannels(url: string, count: number, headers: Record<string, string> = {}): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const body = (await (await fetch(`${url}/v1/channels`, { headers })).json()) as { total: number };
+    if (body.total >= count) return;
+    if (Date.now() > deadline) throw new Error(`${url} never listed ${count} channels`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 beforeAll(async () => {
   service = await startService({ ...defaultConfig, port: 0, logLevel: 'silent', token });
   const now = Date.now();
@@ -20,6 +31,7 @@ beforeAll(async () => {
     body: JSON.stringify({ outcomes }),
   });
   expect(res.status).toBe(200);
+  await waitForChannels(service.url, 2, { authorization: `Bearer ${token}` });
 }, 60_000);
 
 afterAll(async () => {
@@ -76,6 +88,7 @@ describe('paypulse top past the page size', () => {
       channel: i < 10 ? 'alipay' : 'bank-x', requestId: `p${i}`, status: (i < 10 ? i < 1 : i < 18) ? 'failure' : 'success', at: now - i * 10,
     }));
     await fetch(`${paged.url}/v1/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcomes }) });
+    await waitForChannels(paged.url, 2);
   }, 60_000);
   afterAll(async () => {
     await paged?.close();
