@@ -7,7 +7,7 @@ const windowQuery = { type: 'string', pattern: '^[1-9]\\d*(s|m|h)$', description
 export const channelListSchema = {
   summary: 'Every channel with its rates for the configured windows, a page at a time',
   description:
-    'Served from the health snapshot (refreshed once a second). `sort=worst` puts the lowest success rate in the ranking window first; `search` keeps channels whose name contains it; at most 1,000 a page, `total` says how many match.',
+    'Served from the health snapshot (refreshed once a second). While the store cannot be read: the last snapshot, `stale: true`, every rate flagged stale, and `storeUnreachableSince`. `sort=worst` puts the lowest success rate in the ranking window first; `search` keeps channels whose name contains it; at most 1,000 a page, `total` says how many match.',
   querystring: {
     type: 'object',
     additionalProperties: false,
@@ -25,6 +25,10 @@ export const channelListSchema = {
       properties: {
         windows: { type: 'array', items: { type: 'string' } },
         asOf: { type: 'integer' },
+        /** The store cannot be read: the channels are the last snapshot, every rate flagged stale. */
+        stale: { type: 'boolean' },
+        /** Epoch ms the store became unreachable, while it is. */
+        storeUnreachableSince: { type: 'integer' },
         total: { type: 'integer' },
         offset: { type: 'integer' },
         thresholds: {

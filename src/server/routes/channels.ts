@@ -7,6 +7,7 @@ import type { SuccessRates, Rate } from '../../types.js';
 import { StoreUnavailableError } from '../../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
 import { channelPage, type PageQuery } from './channelPages.js';
+import { outageError, staleSnapshot, storeUnreachableSince } from './degradedReads.js';
 import { channelListSchema, failuresRouteSchema, historyRouteSchema, rateRouteSchema } from './channelSchemas.js';
 
 const maxHistoryMs = 31 * 24 * 3600_000;
@@ -74,9 +75,19 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
     '/v1/channels',
     { schema: channelListSchema },
     async (request) => {
-      const snapshot = await currentSnapshot(snapshots, clock, options.snapshotIntervalMs);
-      const page = channelPage(snapshot.channels.values(), request.query, defaultWindow, pulse.windows);
-      return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, ...page };
+      const snapshot = await currentSnapshot(snapshots, clock, options.snapshotIntervalMs).catch((err: unknown) => {
+        if (!(err instanceof StoreUnavailableError)) throw err;
+        return undefined;
+      });
+      if (snapshot) {
+        const page = channelPage(snapshot.channels.values(), request.query, defaultWindow, pulse.windows);
+        return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, stale: false, ...page };
+      }
+      // The store cannot be read: the last values a dashboard saw beat a blank page, flagged so nobody acts on them.
+      const stale = staleSnapshot(snapshots.latest());
+      const page = channelPage(stale.channels.values(), request.query, defaultWindow, pulse.windows);
+      const since = storeUnreachableSince(snapshots);
+      return { windows: pulse.windows, thresholds, asOf: stale.asOf, stale: true, ...(since === undefined ? {} : { storeUnreachableSince: since }), ...page };
     },
   );
 
@@ -101,7 +112,12 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
     async (request) => {
       const { channel } = request.params as { channel: string };
       const { window = defaultWindow, limit } = request.query as { window?: string; limit: number };
-      return { channel, window, failures: await pulse.failures(channel, { window, limit }) };
+      try {
+        return { channel, window, failures: await pulse.failures(channel, { window, limit }) };
+      } catch (err) {
+        if (err instanceof StoreUnavailableError) throw outageError(storeUnreachableSince(snapshots), err, 'failed request ids');
+        throw err;
+      }
     },
   );
 

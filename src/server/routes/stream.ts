@@ -60,7 +60,8 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
         summary: 'Live events (server-sent events)',
         description:
           'Events: `rates` ({ asOf, rates: Rate[] }, every channel × every configured window, at least every second); ' +
-          '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds. ' +
+          '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds; ' +
+          '`store` ({ reachable: false, since, reason } or { reachable: true, asOf }) when the store stops or starts answering the snapshot. ' +
           'Later issues add `alert` and `breaker`. Every event has an `id:`; reconnect with Last-Event-ID (or ?lastEventId=) to replay.',
         querystring: {
           type: 'object',

@@ -1,5 +1,5 @@
 // Publishes a `rates` event on the hub for every health snapshot (pulse.snapshots, one per process and
-// interval): the stream reads no store of its own. Past `maxChannels` the event is a summary, the worst
+// interval), and a `store` event when the snapshot stops or starts reading: the stream reads no store of its own. Past `maxChannels` the event is a summary, the worst
 // channels only, so an event stays small whatever the number of channels (the page searches the rest
 // through GET /v1/channels).
 import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
@@ -26,10 +26,17 @@ export function ratesEvent(snapshot: HealthSnapshot, rankWindow: string, windows
 export function startRatesTicker(options: { snapshots: HealthSnapshots; hub: EventHub; rankWindow: string; windows: readonly string[] }): RatesTicker {
   const { snapshots, hub, rankWindow, windows } = options;
   const unsubscribe = snapshots.onSnapshot((snapshot) => hub.publish('rates', ratesEvent(snapshot, rankWindow, windows)));
+  // No `rates` event comes while the store cannot be read: a `store` event tells the page why, once each way.
+  const unsubscribeStore = snapshots.onFailingChange((status) =>
+    hub.publish('store', status.failing ? { reachable: false, since: status.failingSince, reason: status.lastError } : { reachable: true, asOf: status.lastAsOf }),
+  );
   return {
     tick: async () => {
       await snapshots.refresh();
     },
-    stop: unsubscribe,
+    stop: () => {
+      unsubscribe();
+      unsubscribeStore();
+    },
   };
 }
