@@ -163,6 +163,11 @@ export class Pulse implements SuccessRates {
     return observeStoreCall(this.observer, 'channels', () => this.engine.channels());
   }
 
+  /** Seen within the dedup horizon: recorded by this process, or listed by the store at a health snapshot (no store call). */
+  knowsChannel(channel: string): boolean {
+    return this.engine.knowsChannel(channel);
+  }
+
   storeEpoch(): Promise<StoreEpochInfo> {
     return this.engine.storeEpoch();
   }

@@ -1,6 +1,6 @@
 // The table of current rates: one row per channel, one cell per window. Rows are kept and updated in
 // place, not re-rendered, so a focused channel button (keyboard users) survives the per-second updates.
-import { count, interval, percent, severity, severityLabel } from './format.js';
+import { count, interval, levelsOf, percent, severity, severityLabel } from './format.js';
 
 export class RatesTable {
   /**
@@ -99,7 +99,8 @@ export class RatesTable {
   }
 
   fillRow(row, rates) {
-    const { windows, thresholds, countsWindow } = this.config;
+    const { windows, countsWindow } = this.config;
+    const thresholds = levelsOf(this.config.thresholds, row.element.dataset.channel);
     windows.forEach((w, i) => fillRateCell(row.rateCells[i], rates[w], thresholds));
     const counts = rates[countsWindow];
     row.started.textContent = counts ? `${count(counts.started)} · ${count(counts.pending)}` : '—';

@@ -30,8 +30,8 @@ function cell(r: Rate | undefined, t: Thresholds): string {
   return paint(gradeColor[grade(r.rate, t)], text);
 }
 
-/** Rows of `rates` grouped by channel; `?` marks a rate on too few samples to trust. */
-export function renderRates(rates: Rate[], windows: string[], t: Thresholds = defaultConfig.thresholds): string {
+/** Rows of `rates` grouped by channel, each graded by its own levels when it has some; `?` marks a rate on too few samples to trust. */
+export function renderRates(rates: Rate[], windows: string[], t: Thresholds & { channels?: Record<string, Thresholds> } = defaultConfig.thresholds): string {
   const byChannel = new Map<string, Map<string, Rate>>();
   for (const r of rates) {
     if (!byChannel.has(r.channel)) byChannel.set(r.channel, new Map());
@@ -42,7 +42,7 @@ export function renderRates(rates: Rate[], windows: string[], t: Thresholds = de
   for (const [channel, perWindow] of [...byChannel].sort(([a], [b]) => a.localeCompare(b))) {
     const first = perWindow.get(windows[0]);
     const load = first ? `${first.started}/${first.pending}` : '';
-    lines.push(`${channel.padEnd(16)}${windows.map((w) => cell(perWindow.get(w), t)).join('')}${load}`);
+    lines.push(`${channel.padEnd(16)}${windows.map((w) => cell(perWindow.get(w), t.channels?.[channel] ?? t)).join('')}${load}`);
   }
   return lines.join('\n');
 }

@@ -146,6 +146,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     history,
     clock,
     thresholds: config.thresholds,
+    knowsChannel: (channel) => pulse.knowsChannel(channel),
   });
   registerRoutingRoutes(app, pulse.routing);
   registerStreamRoute(app, {

@@ -8,6 +8,7 @@ import { openHistory, startSnapshotJob, type HistoryStore, type SnapshotJob } fr
 import { createPulse, type Pulse } from '../pulse.js';
 import type { PulseOptions } from '../types.js';
 import { buildApp } from './app.js';
+import { defaultLevels } from './configLevels.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
 import type { RoutingOptions } from '../routing/types.js';
@@ -46,12 +47,14 @@ function urlOf(host: string, port: number): string {
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
 async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): Promise<ServiceParts> {
   const metrics = createServiceMetrics();
-  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, thresholds, maxChannels, maxDimensionValues } = config;
+  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions } = config;
+  // Per-channel levels reach the alerts through config.alerts (src/server/configLevels.ts).
+  const thresholds = defaultLevels(config.thresholds);
   const routing = config.routing as RoutingOptions | undefined;
   const alerts = config.alerts as PulseOptions['alerts'];
   const { dataDir } = config;
   const pulse = await createPulse(
-    { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dataDir, routing, clock, logger, thresholds, ...(alerts ? { alerts } : {}) },
+    { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, ...(alerts ? { alerts } : {}) },
     metrics.observer,
   );
   const opened: (() => Promise<unknown>)[] = [() => pulse.close()];

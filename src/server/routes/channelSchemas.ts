@@ -2,6 +2,11 @@
 import { lastNMax } from '../../stats/settings.js';
 import { channelParamsSchema, errorResponses } from '../schemas.js';
 
+const levelsSchema = {
+  type: 'object',
+  properties: { warn: { type: 'number' }, major: { type: 'number' }, critical: { type: 'number' } },
+} as const;
+
 const windowQuery = { type: 'string', pattern: '^[1-9]\\d*(s|m|h)$', description: 'e.g. 1m, 5m, 1h' } as const;
 
 export const channelListSchema = {
@@ -33,7 +38,12 @@ export const channelListSchema = {
         offset: { type: 'integer' },
         thresholds: {
           type: 'object',
-          properties: { warn: { type: 'number' }, major: { type: 'number' }, critical: { type: 'number' } },
+          properties: {
+            warn: { type: 'number' },
+            major: { type: 'number' },
+            critical: { type: 'number' },
+            channels: { type: 'object', description: "channels with their own levels", additionalProperties: levelsSchema },
+          },
         },
         channels: {
           type: 'array',
@@ -51,7 +61,7 @@ export const channelListSchema = {
 
 export const rateRouteSchema = {
   summary: "A channel's success rate over a time window, or over its newest n outcomes",
-  description: 'Give `window` (default 5m) or `n`, not both. `dims=method:card` narrows to a configured dimension set.',
+  description: 'Give `window` (default 5m) or `n`, not both. `dims=method:card` narrows to a configured dimension set. A channel without outcomes within the dedup horizon answers 404 `PP_ERR_NOT_FOUND`.',
   params: channelParamsSchema,
   querystring: {
     type: 'object',
@@ -62,7 +72,7 @@ export const rateRouteSchema = {
       dims: { type: 'string', maxLength: 512 },
     },
   },
-  response: { 200: { $ref: 'Rate#' }, ...errorResponses },
+  response: { 200: { $ref: 'Rate#' }, 404: { $ref: 'ErrorReply#' }, ...errorResponses },
 } as const;
 
 export const failuresRouteSchema = {

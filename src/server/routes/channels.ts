@@ -1,12 +1,13 @@
 // Read routes over the live statistics (/v1/channels, rate, failures) and the history store (history).
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { ValidationError } from '../../errors.js';
+import { PayPulseError, ValidationError } from '../../errors.js';
 import type { HistoryStore } from '../../history/index.js';
 import type { SuccessRates, Rate } from '../../types.js';
 import { StoreUnavailableError } from '../../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
 import { channelPage, type PageQuery } from './channelPages.js';
+import type { ServiceThresholds } from '../configLevels.js';
 import { outageError, staleSnapshot, storeUnreachableSince } from './degradedReads.js';
 import { channelListSchema, failuresRouteSchema, historyRouteSchema, rateRouteSchema } from './channelSchemas.js';
 
@@ -25,7 +26,9 @@ export interface ChannelRoutesOptions {
   snapshotIntervalMs: number;
   history: Pick<HistoryStore, 'minutes'>;
   clock: Clock;
-  thresholds: { warn: number; major: number; critical: number };
+  thresholds: ServiceThresholds;
+  /** Seen within the dedup horizon (no store call); absent: every name is answered. */
+  knowsChannel?: (channel: string) => boolean;
 }
 
 const dimsError = (reason: string) => new ValidationError([{ index: 0, field: 'querystring.dims', reason }]);
@@ -67,6 +70,17 @@ export async function currentSnapshot(snapshots: HealthSnapshots, clock: Clock, 
   return fresh;
 }
 
+/**
+ * A name never seen within the horizon is a typo or a channel that stopped: 404 says so, where a 200 with
+ * `rate: null` read as "no traffic". While the store cannot be read nothing is known for sure: no 404 then.
+ */
+function assertKnown(options: ChannelRoutesOptions, channel: string): void {
+  if (!options.knowsChannel || options.knowsChannel(channel)) return;
+  const status = options.snapshots.status();
+  if (status.failing || status.lastAsOf === null) return;
+  throw new PayPulseError('PP_ERR_NOT_FOUND', `channel ${JSON.stringify(channel)} has no outcomes within the dedup horizon`);
+}
+
 export function registerChannelRoutes(app: FastifyInstance, options: ChannelRoutesOptions): void {
   const { pulse, history, clock, thresholds, snapshots } = options;
   const defaultWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
@@ -101,6 +115,7 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
         throw new ValidationError([{ index: 0, field: 'querystring', reason: 'give window or n, not both' }]);
       }
       const dims = parseDims(query.dims);
+      assertKnown(options, channel);
       if (query.n !== undefined) return pulse.lastN(channel, { n: query.n, dims });
       return pulse.rate(channel, { window: query.window ?? defaultWindow, dims });
     },
