@@ -98,6 +98,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     rates: snapshotRates,
     minSamples: pulse.settings.minSamples,
     alerts: () => pulse.alerts,
+    ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
   });
   const rankWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
