@@ -11,6 +11,7 @@ import { buildApp } from './app.js';
 import { defaultLevels } from './configLevels.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
+import { createPostgresKitFallback } from '../store/postgres/kitFallback.js';
 import type { RoutingOptions } from '../routing/types.js';
 
 export interface StartServiceOptions {
@@ -27,6 +28,8 @@ export interface RunningService {
   pulse: Pulse;
   history: HistoryStore;
   snapshots: SnapshotJob;
+  /** The kit falls back to PostgreSQL while Redis is down (DATABASE_URL set); otherwise it fails closed. */
+  kitFallback: boolean;
   logger: Logger;
   /** Graceful shutdown; safe to call more than once. */
   close(): Promise<void>;
@@ -37,11 +40,22 @@ interface ServiceParts {
   history: HistoryStore;
   snapshots: SnapshotJob;
   app: FastifyInstance;
+  /** The kit falls back to PostgreSQL while Redis is down (DATABASE_URL set). */
+  kitFallback: boolean;
 }
 
 function urlOf(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${port}`;
+}
+
+/**
+ * A PostgreSQL server shared by the fleet carries the kit through a Redis outage (docs/architecture.md,
+ * degradation levels): its unique index keeps a duplicate callback to one run across instances. Embedded
+ * PGlite is one process's own, so it cannot; the kit then fails closed.
+ */
+function kitFallbackOf(config: ServiceConfig, history: HistoryStore): PulseOptions['kitFallback'] {
+  return config.databaseUrl && history.sql && history.kind === 'postgres' ? createPostgresKitFallback(history.sql) : undefined;
 }
 
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
@@ -53,14 +67,16 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
   const routing = config.routing as RoutingOptions | undefined;
   const alerts = config.alerts as PulseOptions['alerts'];
   const { dataDir } = config;
-  const pulse = await createPulse(
-    { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, ...(alerts ? { alerts } : {}) },
-    metrics.observer,
-  );
-  const opened: (() => Promise<unknown>)[] = [() => pulse.close()];
+  const opened: (() => Promise<unknown>)[] = [];
   try {
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     opened.push(() => history.close());
+    const kitFallback = kitFallbackOf(config, history);
+    const pulse = await createPulse(
+      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitFallback, ...(alerts ? { alerts } : {}) },
+      metrics.observer,
+    );
+    opened.push(() => pulse.close());
     // The instance that wrote a breaker transition records it: once for the fleet.
     pulse.routing.onTransition((t) => {
       history.breakers.record(t).catch((err: Error) => logger.warn({ err: err.message, channel: t.channel }, 'breaker transition not recorded in history'));
@@ -85,7 +101,7 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
       pulse.snapshots.start();
     }
     await app.listen({ port: config.port, host: config.host });
-    return { pulse, history, snapshots, app };
+    return { pulse, history, snapshots, app, kitFallback: Boolean(kitFallback) };
   } catch (err) {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
@@ -135,7 +151,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = urlOf(config.host, port);
   logger.info(
-    { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, auth: Boolean(config.token) },
+    { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, kitFallback: parts.kitFallback ? 'postgres' : 'none', auth: Boolean(config.token) },
     'paypulse serving',
   );
   let closing: Promise<void> | null = null;
