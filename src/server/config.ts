@@ -22,7 +22,7 @@ const configSchema = z
   .strictObject({
     port: z.number().int().min(0).max(65_535),
     host: z.string().min(1),
-    redisUrl: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+    redisUrl: z.string().regex(/^(rediss?|redis\+sentinel):\/\//, 'must start with redis://, rediss:// or redis+sentinel://').optional(),
     databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
     /** PGlite folder; ignored when databaseUrl is set. */
     dataDir: z.string().min(1).optional(),

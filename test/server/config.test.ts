@@ -70,7 +70,7 @@ describe('loadConfig', () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^PORT: .*number.*\(got "eighty"\)$/),
-        'REDIS_URL: must start with redis:// or rediss:// (got "http://cache:7000")',
+        'REDIS_URL: must start with redis://, rediss:// or redis+sentinel:// (got "http://cache:7000")',
         expect.stringMatching(/^PAYPULSE_MIN_SAMPLES: .*1/),
         `${yaml}: prot: unknown setting`,
         `${yaml}: windows.1: must look like 30s, 5m or 1h (got "soon")`,
