@@ -3,7 +3,8 @@
 //   (a) Redis SIGSTOPped for 10 s, then continued;
 //   (b) Redis killed and restarted empty;
 //   (c) Redis SIGSTOPped, the service SIGKILLed with outcomes in its journal, a new service started on the same
-//       data folder, then Redis continued.
+//       data folder, then Redis continued;
+//   (d) a Sentinel failover (SENTINEL FAILOVER: the replica promoted, the old primary demoted).
 // For each: outcomes acknowledged (answered 200), outcomes the store counts afterwards, 5xx answers, failed
 // requests (no answer), the longest request, and seconds from the fault's end until a batch is recorded
 // (not buffered) again. Never part of `npm test`.
@@ -18,6 +19,7 @@ import { startServiceChild, stopServiceChild } from '../support/serviceChild.js'
 import { defaultConfig, startService } from '../../src/server/index.js';
 import { createTestDatabase } from '../../test/history/databases.js';
 import { startRedis, type LocalRedis } from '../../test/support/redisServer.js';
+import { startSentinelGroup, type SentinelGroup } from '../../test/support/sentinelGroup.js';
 
 const script = new URL(import.meta.url).pathname;
 const batchSize = 100;
@@ -138,10 +140,20 @@ async function countedAfter(url: string): Promise<number> {
   return (await storeTotal(url)).total;
 }
 
+interface FaultContext {
+  /** The standalone server, or the Sentinel group's servers behind `group`. */
+  redis: LocalRedis;
+  group?: SentinelGroup;
+  replaceService(): Promise<void>;
+  markWiped(): void;
+}
+
 interface Scenario {
   name: string;
-  /** Runs the fault; returns when it has ended (Redis continued, restarted, or the new service listening). */
-  fault(ctx: { redis: LocalRedis; replaceService(): Promise<void>; markWiped(): void }): Promise<void>;
+  /** A primary, a replica and three Sentinels instead of one server. */
+  sentinel?: boolean;
+  /** Runs the fault; returns when it has ended (Redis continued, restarted, failed over, or the new service listening). */
+  fault(ctx: FaultContext): Promise<void>;
 }
 
 const scenarios: Scenario[] = [
@@ -172,13 +184,23 @@ const scenarios: Scenario[] = [
       redis.resume();
     },
   },
+  {
+    name: '(d) Sentinel failover',
+    sentinel: true,
+    async fault({ group }) {
+      const old = group!.primaryPort();
+      group!.failover();
+      await group!.waitForPrimaryOtherThan(old);
+    },
+  },
 ];
 
 async function runScenario(scenario: Scenario) {
-  const redis = await startRedis();
+  const group = scenario.sentinel ? await startSentinelGroup() : undefined;
+  const redis = group ? group.servers[0]! : await startRedis();
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'paypulse-bench-faults-'));
-  const env = { BENCH_REDIS_URL: redis.url, BENCH_DATABASE_URL: database.url, BENCH_DATA_DIR: dataDir };
+  const env = { BENCH_REDIS_URL: group?.url ?? redis.url, BENCH_DATABASE_URL: database.url, BENCH_DATA_DIR: dataDir };
   let service: { url: string; child: ChildProcess } = await startServiceChild(script, env);
   const port = new URL(service.url).port;
   const tally: Tally = { acknowledged: 0, acceptedBeforeWipe: 0, http5xx: 0, noAnswer: 0, longestMs: 0 };
@@ -188,6 +210,7 @@ async function runScenario(scenario: Scenario) {
     await sleep(beforeMs);
     await scenario.fault({
       redis,
+      group,
       markWiped: () => {
         wiped = true;
       },
@@ -217,7 +240,7 @@ async function runScenario(scenario: Scenario) {
   } finally {
     await ingest.stop();
     await stopServiceChild(service.child);
-    await redis.stop();
+    await (group ?? redis).stop();
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
