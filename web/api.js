@@ -39,9 +39,15 @@ async function getJson(path) {
   return response.json();
 }
 
-/** { windows, thresholds, channels: [{ channel, rates: { [window]: Rate } }] } */
-export function fetchChannels() {
-  return getJson('v1/channels');
+/**
+ * A page of channels, worst first: { windows, thresholds, total, channels: [{ channel, rates: { [window]: Rate } }],
+ * summary? }. Without a search the server's default page (every channel, or the worst ones past its page size).
+ */
+export function fetchChannels({ search, limit } = {}) {
+  const query = new URLSearchParams({ sort: 'worst' });
+  if (search) query.set('search', search);
+  if (limit) query.set('limit', String(limit));
+  return getJson(`v1/channels?${query}`);
 }
 
 /** { breakers: [{ channel, scope, state, mode, since }] }; 404 when routing is not enabled. */
@@ -55,10 +61,24 @@ export function fetchFailures(channel, window, limit) {
   return getJson(`v1/channels/${encodeURIComponent(channel)}/failures?${query}`);
 }
 
-/** Per-minute snapshots: { channel, minutes: [{ minute, success, failure, started, rate }] } */
-export function fetchHistory(channel, fromMs, toMs) {
-  const query = new URLSearchParams({ from: String(fromMs), to: String(toMs) });
-  return getJson(`v1/channels/${encodeURIComponent(channel)}/history?${query}`);
+// The server's bound on one multi-channel history request.
+const HISTORY_CHANNELS_PER_REQUEST = 200;
+
+/**
+ * Per-minute snapshots of many channels, one request per 200 of them:
+ * [{ channel, minutes: [{ minute, success, failure, started, rate }] }].
+ */
+export async function fetchHistoryOf(channels, fromMs, toMs) {
+  const requests = [];
+  for (let i = 0; i < channels.length; i += HISTORY_CHANNELS_PER_REQUEST) {
+    const query = new URLSearchParams({
+      channels: channels.slice(i, i + HISTORY_CHANNELS_PER_REQUEST).join(','),
+      from: String(fromMs),
+      to: String(toMs),
+    });
+    requests.push(getJson(`v1/history?${query}`));
+  }
+  return (await Promise.all(requests)).flatMap((answer) => answer.channels);
 }
 
 /**

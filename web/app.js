@@ -1,13 +1,15 @@
-// The dashboard's wiring: first snapshot from GET /v1/channels, the last hour from history, then the stream.
+// The dashboard's wiring: first page from GET /v1/channels (worst first), the last hour of every channel shown
+// from history in one request, then the stream; the search box asks the server for the channels the stream's
+// worst page leaves out.
 import { AlertsPanel, fetchAlerts, markerText } from './alerts.js';
-import { fetchBreakers, fetchChannels, fetchHistory, openStream } from './api.js';
+import { fetchBreakers, fetchChannels, openStream } from './api.js';
+import { ChannelView } from './channelView.js';
 import { RateChart } from './chart.js';
 import { StoreBanner } from './storeBanner.js';
 import { FailuresPanel } from './drilldown.js';
-import { ago, severityLabel, windowSeconds } from './format.js';
+import { ago, windowSeconds } from './format.js';
 import { RatesTable } from './table.js';
 
-const HISTORY_SPAN_MS = 3_600_000;
 // Past this without a rates event the numbers are marked old: the server sends one at least every second.
 const OLD_AFTER_MS = 5_000;
 const STATE_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' };
@@ -33,7 +35,7 @@ function showBanner(text) {
   banner.textContent = text ?? '';
 }
 
-/** Rate[] of the stream → [{ channel, rates: { [window]: Rate } }], the shape of GET /v1/channels. */
+/** Rate[] of the stream → [{ channel, rates: { [window]: Rate } }], the shape of GET /v1/channels, in the server's order (worst first). */
 function byChannel(rates) {
   const channels = new Map();
   for (const rate of rates) {
@@ -45,19 +47,7 @@ function byChannel(rates) {
     }
     entry.rates[rate.window] = rate;
   }
-  return [...channels.values()].sort((a, b) => (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0));
-}
-
-function renderSummary(byState) {
-  const parts = ['critical', 'major', 'warn', 'ok', 'few']
-    .filter((state) => byState[state] > 0)
-    .map((state) => {
-      const badge = document.createElement('span');
-      badge.className = `badge sev-${state}`;
-      badge.textContent = `${byState[state]} ${severityLabel[state]}`;
-      return badge;
-    });
-  $('summary').replaceChildren(...parts);
+  return [...channels.values()];
 }
 
 async function main() {
@@ -98,7 +88,10 @@ async function main() {
       },
     },
   );
-  renderSummary(table.update(initial.channels));
+  // History is asked for in the server's time (asOf), not the browser's: the two clocks may differ.
+  const asOfs = initial.channels.flatMap((c) => Object.values(c.rates).map((r) => r.asOf));
+  const view = new ChannelView({ table, chart, windows, thresholds: initial.thresholds });
+  view.showStreamPage(initial.channels, initial.summary, asOfs.length ? Math.max(...asOfs) : Date.now());
 
   const alertsPanel = new AlertsPanel({ panel: $('alerts'), body: $('alerts-body'), empty: $('alerts-empty'), banner: $('alert-banner') });
   const refreshAlerts = () => fetchAlerts().then((r) => {
@@ -114,20 +107,6 @@ async function main() {
     refreshAlerts();
   };
 
-  // History is asked for in the server's time (asOf), not the browser's: the two clocks may differ.
-  const asOfs = initial.channels.flatMap((c) => Object.values(c.rates).map((r) => r.asOf));
-  const serverNow = asOfs.length ? Math.max(...asOfs) : Date.now();
-  const backfilled = new Set();
-  const backfill = (channel, toMs) => {
-    backfilled.add(channel);
-    fetchHistory(channel, toMs - HISTORY_SPAN_MS, toMs)
-      .then((history) => chart.backfill(channel, history.minutes))
-      .catch((error) => console.warn(`PayPulse: no history for ${channel}`, error));
-  };
-  // Colours follow the sorted channel list, not the order in which back-fills happen to answer.
-  for (const { channel } of initial.channels) chart.ensureChannel(channel);
-  for (const { channel } of initial.channels) backfill(channel, serverNow);
-
   let lastEventAt = null;
   let lastAsOf = null;
   // After a reconnection the chart has a hole where the stream was cut (a laptop lid, a proxy restart):
@@ -138,13 +117,11 @@ async function main() {
     lastAsOf = data.asOf;
     if (refillHistory) {
       refillHistory = false;
-      for (const channel of backfilled) backfill(channel, data.asOf);
+      view.refillHistory(data.asOf);
     }
-    const channels = byChannel(data.rates);
-    renderSummary(table.update(channels));
+    view.showStreamPage(byChannel(data.rates), data.summary, data.asOf);
     chart.live(data.asOf, data.rates.filter((r) => r.window === shortest && !r.dims));
     drilldown.onRates(data.rates, data.asOf);
-    for (const { channel } of channels) if (!backfilled.has(channel)) backfill(channel, data.asOf);
     storeBanner.fromRates(data.rates);
   };
 

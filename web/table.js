@@ -32,6 +32,9 @@ export class RatesTable {
   /** channels: [{ channel, rates: { [window]: Rate } }], sorted by the server. */
   update(channels) {
     this.elements.empty.hidden = channels.length > 0;
+    // Moving a row takes it out of the document for a moment, which drops the focus of a button in it:
+    // keyboard users keep their place while the worst channels change order.
+    const focused = this.elements.body.contains(document.activeElement) ? document.activeElement : null;
     const seen = new Set();
     let previous = null;
     for (const entry of channels) {
@@ -53,9 +56,9 @@ export class RatesTable {
         this.rows.delete(channel);
       }
     }
+    if (focused?.isConnected && document.activeElement !== focused) focused.focus({ preventScroll: true });
     // A row created after the selection was made must show it too.
     if (this.selected) this.select(this.selected);
-    return this.summarise();
   }
 
   createRow(channel) {
@@ -108,11 +111,7 @@ export class RatesTable {
       ? `${count(counts.started)} requests sent in the last ${countsWindow}, ${count(counts.pending)} still waiting for an outcome`
       : '';
 
-    // The row's state comes from the shortest window with enough samples: the freshest number that can be
-    // trusted. A short window with few samples would flash red on a handful of failures.
-    const trusted = windows.map((w) => rates[w]).find((r) => r && r.sufficient && r.rate !== null);
-    const anyData = windows.some((w) => rates[w] && rates[w].total > 0);
-    const state = trusted ? severity(trusted.rate, thresholds) : anyData ? 'few' : 'none';
+    const { state, trusted } = channelState(rates, windows, thresholds);
     row.state = state;
     row.element.className = `row-${state}`;
     row.badge.className = `badge sev-${state}`;
@@ -131,13 +130,24 @@ export class RatesTable {
   focus(channel) {
     this.rows.get(channel)?.button.focus();
   }
+}
 
-  /** Counts per state for the header summary, plus whether any number is a stale last-known value. */
-  summarise() {
-    const byState = { critical: 0, major: 0, warn: 0, ok: 0, few: 0, none: 0 };
-    for (const row of this.rows.values()) byState[row.state] += 1;
-    return byState;
-  }
+/**
+ * A channel's state from its rates (windows shortest first), as the server ranks it: the grade of the
+ * shortest window with enough samples — the freshest number that can be trusted; a short window with few
+ * samples would flash red on a handful of failures — else `few` with outcomes, `none` without.
+ */
+export function channelState(rates, windows, thresholds) {
+  const trusted = windows.map((w) => rates[w]).find((r) => r && r.sufficient && r.rate !== null);
+  if (trusted) return { state: severity(trusted.rate, thresholds), trusted };
+  return { state: windows.some((w) => rates[w] && rates[w].total > 0) ? 'few' : 'none', trusted: undefined };
+}
+
+/** Channels per state, the shape of the server's `summary`. */
+export function countStates(channels, windows, thresholds) {
+  const counts = { channels: channels.length, critical: 0, major: 0, warn: 0, ok: 0, few: 0, none: 0 };
+  for (const { channel, rates } of channels) counts[channelState(rates, windows, levelsOf(thresholds, channel)).state] += 1;
+  return counts;
 }
 
 function fillBreaker(row, view) {

@@ -6,7 +6,7 @@ import { Routing } from '../../src/routing/routing.js';
 import { resolveRoutingSettings } from '../../src/routing/settings.js';
 import { routingWindows } from '../../src/routing/settings.js';
 import { SeriesRegistry } from '../../src/routing/seriesRegistry.js';
-import type { RoutingOptions } from '../../src/routing/types.js';
+import type { RouteDecision, RoutingOptions } from '../../src/routing/types.js';
 import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
 import { resolveSettings } from '../../src/stats/settings.js';
@@ -19,6 +19,8 @@ import { simChannels } from './world.js';
 export interface PayPulsePolicy extends Policy {
   close(): Promise<void>;
   routing: Routing;
+  /** The decision behind the last choice (what the outage replay labels). */
+  lastDecision?: RouteDecision;
 }
 
 export function paypulsePolicy(name: string, startMs: number, random: () => number, options: RoutingOptions & { withAmount?: boolean } = {}): PayPulsePolicy {
@@ -43,7 +45,7 @@ export function paypulsePolicy(name: string, startMs: number, random: () => numb
   });
   const coordination = new MemoryCoordinationStore(clock);
   const routing = new Routing({ settings, snapshots, coordination, namespace: 'sim', clock, dimensions: [['method']], minSamples: stats.minSamples, series });
-  return {
+  const policy: PayPulsePolicy = {
     name,
     routing,
     async tick(nowMs) {
@@ -52,6 +54,7 @@ export function paypulsePolicy(name: string, startMs: number, random: () => numb
     },
     async choose(p: Payment) {
       const d = await routing.route({ candidates: p.candidates, dims: { method: p.method }, requestId: p.id, ...(options.withAmount ? { amount: p.amount } : {}) });
+      policy.lastDecision = d;
       return d.channel;
     },
     async observe(outcomes: SimOutcome[]) {
@@ -74,4 +77,5 @@ export function paypulsePolicy(name: string, startMs: number, random: () => numb
       await coordination.close();
     },
   };
+  return policy;
 }

@@ -1,7 +1,10 @@
 // `npm run bench:routing`: the routing simulator (24 simulated hours per seed, every policy on the same
 // traffic) and the decision latency of the real router. Prints Markdown tables and writes
-// bench/routing/results.json. Never part of `npm test`.
+// bench/routing/results/latest.json. Never part of `npm test`.
 // BENCH_ROUTING_SEEDS=1,2,3 and BENCH_ROUTING_HOURS=24 change the run; BENCH_ROUTING_POLICIES filters rows.
+// Seeds can run in parallel processes: each with BENCH_ROUTING_TIMING=0 (no latency or HTTP measurement) and
+// its own BENCH_ROUTING_RESULTS=<file>, then BENCH_ROUTING_MERGE=<file>,<file> tabulates them together and
+// measures the timings once.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { seededRandom } from '../../src/sim/random.js';
 import { decisionEngine, lastNGreedy, oracle, roundRobin, staticWeights, type Policy } from './baselines.js';
@@ -21,6 +24,9 @@ const only = (process.env.BENCH_ROUTING_POLICIES ?? 'round-robin,static,last-n,d
 const startMs = Date.UTC(2026, 0, 5);
 /** Extra routing options for every PayPulse row (trying settings: BENCH_ROUTING_OPTIONS='{"decay":0.5}'). */
 const extra = JSON.parse(process.env.BENCH_ROUTING_OPTIONS ?? '{}') as RoutingOptions;
+const resultsFile = process.env.BENCH_ROUTING_RESULTS ?? new URL('./results/latest.json', import.meta.url).pathname;
+const merge = (process.env.BENCH_ROUTING_MERGE ?? '').split(',').filter(Boolean);
+const timing = process.env.BENCH_ROUTING_TIMING !== '0';
 
 type Factory = (world: World, seed: number) => Policy & { close?: () => Promise<void> };
 
@@ -41,9 +47,8 @@ const pct = (x: number, digits = 2) => `${(x * 100).toFixed(digits)} %`;
 async function httpOnly(): Promise<void> {
   const http = await measureRouteHttp();
   console.log(httpTable(http));
-  const file = new URL('./results.json', import.meta.url);
-  const previous = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  writeFileSync(file, JSON.stringify({ ...previous, http: { at: new Date().toISOString(), ...http } }, null, 2));
+  const previous = JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown>;
+  writeFileSync(resultsFile, JSON.stringify({ ...previous, http: { at: new Date().toISOString(), ...http } }, null, 2));
 }
 
 function httpTable(http: RouteHttpResult): string {
@@ -58,8 +63,8 @@ function httpTable(http: RouteHttpResult): string {
   )}`;
 }
 
-async function main(): Promise<void> {
-  if (seeds.length === 0) return httpOnly();
+/** Every policy on every seed, in this process. */
+async function simulateAll(): Promise<RunResult[]> {
   const results: RunResult[] = [];
   for (const seed of seeds) {
     const world = new World(seed, startMs, hours * 3600_000);
@@ -72,9 +77,21 @@ async function main(): Promise<void> {
       process.stderr.write(`seed ${seed} ${result.policy}: ${pct(result.successRate)} in ${(result.wallMs / 1000).toFixed(1)} s\n`);
     }
   }
+  return results;
+}
+
+function mergedResults(): { results: RunResult[]; hours: number; seeds: number[] } {
+  const parts = merge.map((f) => JSON.parse(readFileSync(f, 'utf8')) as { results: RunResult[]; hours: number; seeds: number[] });
+  return { results: parts.flatMap((p) => p.results), hours: parts[0]!.hours, seeds: parts.flatMap((p) => p.seeds) };
+}
+
+async function main(): Promise<void> {
+  if (seeds.length === 0 && merge.length === 0) return httpOnly();
+  const run = merge.length > 0 ? mergedResults() : { results: await simulateAll(), hours, seeds };
+  const { results } = run;
   const rows: string[][] = [];
   const summary: Array<Record<string, unknown>> = [];
-  for (const seed of seeds) {
+  for (const seed of run.seeds) {
     const ofSeed = results.filter((r) => r.seed === seed);
     const base = ofSeed.find((r) => r.policy === 'static weights');
     const best = ofSeed.find((r) => r.policy === 'oracle');
@@ -87,8 +104,12 @@ async function main(): Promise<void> {
     }
   }
   const simTable = formatTable(['seed', 'policy', 'success', 'uplift over static', 'oracle uplift captured', 'sent while down', 'down share 30 s after', 'fee per success'], rows);
-  console.log(`\n${hours} simulated hours per seed, ${results[0]?.payments ?? 0} payments in seed ${seeds[0]}\n`);
+  console.log(`\n${run.hours} simulated hours per seed, ${results[0]?.payments ?? 0} payments in seed ${run.seeds[0]}\n`);
   console.log(simTable);
+  if (!timing) {
+    writeFileSync(resultsFile, JSON.stringify({ at: new Date().toISOString(), hours: run.hours, seeds: run.seeds, results: summary }, null, 2));
+    return;
+  }
   const latency = await measureDecisionLatency();
   const latencyTable = formatTable(['measure', 'value'], [
     ['decisions timed', String(latency.decisions)],
@@ -100,8 +121,8 @@ async function main(): Promise<void> {
   console.log(latencyTable);
   const http = await measureRouteHttp();
   console.log(httpTable(http));
-  const out = { at: new Date().toISOString(), hours, seeds, results: summary, latency, http };
-  writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(out, null, 2));
+  const out = { at: new Date().toISOString(), hours: run.hours, seeds: run.seeds, results: summary, latency, http };
+  writeFileSync(resultsFile, JSON.stringify(out, null, 2));
 }
 
 await main();

@@ -45,11 +45,17 @@ interface OutageWatch {
   candidateAfter: number;
 }
 
-function watchPayment(w: OutageWatch, sec: number, payment: Payment, channel: string, success: boolean, doneSec: number): void {
+/** Called for each payment the down-share counts against a down channel (the bar's numerator). */
+export type SentAfterHook = (payment: Payment, channel: string) => void;
+
+function watchPayment(w: OutageWatch, sec: number, payment: Payment, channel: string, success: boolean, doneSec: number, hook?: SentAfterHook): void {
   if (sec < w.fromSec || sec >= w.toSec || !payment.candidates.includes(w.channel)) return;
   if (w.crossedAtSec !== undefined && sec >= w.crossedAtSec + breakerWindowSec) {
     w.candidateAfter++;
-    if (channel === w.channel) w.sentAfter++;
+    if (channel === w.channel) {
+      w.sentAfter++;
+      hook?.(payment, channel);
+    }
   }
   if (channel === w.channel) {
     const counts = success ? w.success : w.failure;
@@ -69,7 +75,33 @@ function watchCrossing(w: OutageWatch, sec: number): void {
   if ((s + f > 0 && f / (s + f) >= 0.5) || sec - w.fromSec >= breakerWindowSec) w.crossedAtSec = sec;
 }
 
-export async function simulate(world: World, policy: Policy): Promise<RunResult> {
+/** One payment of the traffic, with what decides its fate besides the channel: its latency and its luck. */
+export interface Arrival {
+  payment: Payment;
+  latencyMs: number;
+  luck: number;
+}
+
+/** The payments of the second starting at `t`, drawn from the seed's traffic stream alone. */
+export function arrivalsAt(world: World, traffic: () => number, t: number, nextId: () => string): Arrival[] {
+  const count = poisson(traffic, world.volumeAt(t));
+  const out: Arrival[] = [];
+  for (let i = 0; i < count; i++) {
+    const method = pickMethod(traffic());
+    const amount = Math.round(Math.exp(3.2 + 0.9 * (traffic() + traffic() + traffic() - 1.5)) * 100) / 100;
+    const latencyMs = 300 + Math.floor(traffic() * 600);
+    const luck = traffic();
+    const at = t + Math.floor((i * 1000) / Math.max(count, 1));
+    out.push({ payment: { id: nextId(), at, method, amount, candidates: candidatesOf[method] }, latencyMs, luck });
+  }
+  return out;
+}
+
+/**
+ * `span` replays part of the day: before it the traffic is drawn (so every payment is the one the whole day
+ * has) but not routed. One outage with the hour before it reproduces that outage in seconds.
+ */
+export async function simulate(world: World, policy: Policy, span?: { fromMs: number; toMs: number; onSentAfter?: SentAfterHook }): Promise<RunResult> {
   const started = performance.now();
   const traffic = seededRandom(world.seed);
   const completing = new Map<number, SimOutcome[]>();
@@ -90,38 +122,34 @@ export async function simulate(world: World, policy: Policy): Promise<RunResult>
   let fees$ = 0;
   let sentWhileDown = 0;
   let seq = 0;
-  const endMs = world.startMs + world.durationMs;
+  const endMs = span?.toMs ?? world.startMs + world.durationMs;
+  const nextId = () => `p${(++seq).toString(36)}`;
   for (let t = world.startMs; t < endMs; t += 1000) {
     const sec = t / 1000;
+    const arrivals = arrivalsAt(world, traffic, t, nextId);
+    if (span && t < span.fromMs) continue;
     await policy.tick?.(t);
     const due = completing.get(sec - 1);
     if (due) {
       completing.delete(sec - 1);
       await policy.observe(due);
     }
-    const count = poisson(traffic, world.volumeAt(t));
-    for (let i = 0; i < count; i++) {
-      const method = pickMethod(traffic());
-      const amount = Math.round(Math.exp(3.2 + 0.9 * (traffic() + traffic() + traffic() - 1.5)) * 100) / 100;
-      const latencyMs = 300 + Math.floor(traffic() * 600);
-      const luck = traffic();
-      const at = t + Math.floor((i * 1000) / Math.max(count, 1));
-      const payment: Payment = { id: `p${(++seq).toString(36)}`, at, method, amount, candidates: candidatesOf[method] };
+    for (const { payment, latencyMs, luck } of arrivals) {
       const channel = await policy.choose(payment);
-      const success = luck < world.trueRate(channel, method, at);
+      const success = luck < world.trueRate(channel, payment.method, payment.at);
       payments++;
       if (success) {
         successes++;
         const f = fees.get(channel)!;
-        fees$ += f.fixedFee + f.percentFee * amount;
+        fees$ += f.fixedFee + f.percentFee * payment.amount;
       }
-      if (world.isDown(channel, at)) sentWhileDown++;
-      const doneAt = at + latencyMs;
+      if (world.isDown(channel, payment.at)) sentWhileDown++;
+      const doneAt = payment.at + latencyMs;
       const doneSec = Math.floor(doneAt / 1000);
       let list = completing.get(doneSec);
       if (!list) completing.set(doneSec, (list = []));
       list.push({ payment, channel, success, at: doneAt });
-      for (const w of watches) watchPayment(w, sec, payment, channel, success, doneSec);
+      for (const w of watches) watchPayment(w, sec, payment, channel, success, doneSec, span?.onSentAfter);
     }
     for (const w of watches) watchCrossing(w, sec);
   }

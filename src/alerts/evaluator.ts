@@ -7,13 +7,12 @@ import type { Clock } from '../clock.js';
 import type { HealthSnapshot, HealthSnapshots } from '../stats/healthSnapshot.js';
 import type { CoordinationStore, SharedState } from '../store/ports/coordination.js';
 import type { PulseLogger } from '../types.js';
-import { levelOf } from './decision.js';
-import { gatherEvidence, type FailuresReader } from './evidence.js';
-import { dashboardLink, emptyEvidence, type ActiveAlert, type AlertNotification, type Evidence } from './notification.js';
+import type { FailuresReader } from './evidence.js';
+import type { ActiveAlert, AlertNotification } from './notification.js';
 import { longWindowsNeeded, type AlertRules } from './rules.js';
 import type { LongWindows } from './longWindows.js';
-import { parseState, stepAlert, type AlertState, type Step } from './state.js';
 import { muteKeyOf, targetsOf, type Target } from './targets.js';
+import { stepTarget, type StepContext } from './transitions.js';
 
 export interface AlertSink {
   /** Takes a notification without waiting for any receiver: it must return at once. */
@@ -63,6 +62,16 @@ export interface AlertEvaluator {
 
 const stateTtlFloorMs = 3_600_000;
 
+// A mute is a plain overwrite; the loop only retries the version race with another writer.
+async function writeMute(coordination: CoordinationStore, key: string, untilMs: number, ttlMs: number): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const [current] = await coordination.readStates([key]);
+    const reply = await coordination.compareAndSetState(key, current?.version ?? 0, JSON.stringify({ until: untilMs }), ttlMs);
+    if (reply.written) return;
+  }
+  throw new Error(`mute of ${key}: the mute kept changing under this write`);
+}
+
 function muteUntil(state: SharedState | null | undefined): number | null {
   if (!state) return null;
   try {
@@ -71,6 +80,17 @@ function muteUntil(state: SharedState | null | undefined): number | null {
   } catch {
     return null;
   }
+}
+
+/** The snapshot's targets (long windows added), each with its stored state, and each channel's mute. */
+async function readTargets(options: AlertEvaluatorOptions, given: HealthSnapshot, longLabels: string[]) {
+  const { rules, namespace, coordination } = options;
+  const snapshot = options.longWindows ? await options.longWindows.extend(given, longLabels) : given;
+  const targets: Target[] = targetsOf(snapshot, rules, namespace);
+  const channels = [...new Set(targets.map((t) => t.channel))];
+  const stored = await coordination.readStates([...targets.map((t) => t.key), ...channels.map((c) => muteKeyOf(namespace, c))]);
+  const mutes = new Map(channels.map((c, i) => [c, muteUntil(stored[targets.length + i])]));
+  return { targets, stored, mutes };
 }
 
 export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvaluator {
@@ -82,102 +102,24 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
   let running: Promise<EvaluationReport> | null = null;
   let unsubscribe: (() => void) | undefined;
   const status: EvaluatorStatus = { paused: false, lastEvaluatedAt: null, evaluations: 0, storeErrors: 0 };
-
-  function activeOf(t: Target, state: AlertState, mute: number | null, nowMs: number): ActiveAlert | null {
-    const level = levelOf(state.rank);
-    if (!level || state.since === null) return null;
-    const muted = mute !== null && mute > nowMs;
-    const { key: _key, observation: _o, health: _h, ...identity } = t;
-    return {
-      ...identity,
-      level,
-      since: state.since,
-      levelSince: state.levelSince ?? state.since,
-      rate: state.basis ?? null,
-      window: t.window,
-      evidence: (state.evidence as Evidence | undefined) ?? emptyEvidence,
-      muted,
-      ...(muted ? { mutedUntil: mute! } : {}),
-      dashboardUrl: dashboardLink(rules.dashboardUrl, t.channel),
-    };
-  }
-
-  async function announce(t: Target, step: Step, previous: AlertState, version: number, mute: number | null, nowMs: number): Promise<{ notification: AlertNotification; state: AlertState }> {
-    let state = step.state;
-    const transition = step.transition!;
-    if ((transition === 'firing' || transition === 'escalated') && t.rule !== 'silent') {
-      const evidence = await gatherEvidence(options.failures, t.health, t.channel, t.window, rules.silent.enabled ? rules.silent.baseline : undefined);
-      state = { ...state, evidence };
-      // The evidence rides on the state so every instance's `active()` shows it; losing this write to the
-      // next evaluation's step only loses the evidence there, never the transition.
-      await coordination.compareAndSetState(t.key, version, JSON.stringify(state), stateTtlMs).catch(() => undefined);
-    }
-    const muted = mute !== null && mute > nowMs;
-    const { key: _key, observation: _o, health: _h, ...identity } = t;
-    const notification: AlertNotification = {
-      ...identity,
-      transition,
-      level: levelOf(state.rank) ?? levelOf(previous.rank)!,
-      previousLevel: levelOf(previous.rank),
-      rate: state.basis ?? null,
-      window: t.window,
-      since: previous.since ?? state.since ?? nowMs,
-      at: nowMs,
-      dashboardUrl: dashboardLink(rules.dashboardUrl, t.channel),
-      evidence: (state.evidence as Evidence | undefined) ?? (previous.evidence as Evidence | undefined) ?? emptyEvidence,
-      muted,
-      ...(muted ? { mutedUntil: mute! } : {}),
-    };
-    return { notification, state };
-  }
+  const stepContext: StepContext = { rules, coordination, stateTtlMs, failures: options.failures, logger, onStoreError: () => status.storeErrors++ };
 
   async function run(given: HealthSnapshot): Promise<EvaluationReport> {
     const nowMs = given.asOf;
     const slot = Math.floor(nowMs / rules.evaluateEveryMs);
-    let stored: Array<SharedState | null>;
-    let targets: Target[];
-    let channels: string[];
+    let read: Awaited<ReturnType<typeof readTargets>>;
     try {
-      const snapshot = options.longWindows ? await options.longWindows.extend(given, longLabels) : given;
-      targets = targetsOf(snapshot, rules, namespace);
-      channels = [...new Set(targets.map((t) => t.channel))];
-      stored = await coordination.readStates([...targets.map((t) => t.key), ...channels.map((c) => muteKeyOf(namespace, c))]);
+      read = await readTargets(options, given, longLabels);
     } catch (err) {
       status.storeErrors++;
       status.paused = true;
       logger?.warn({ err: (err as Error).message }, 'paypulse: alert state unreadable; evaluation paused');
       return { evaluated: false, reason: 'store-error', transitions: [] };
     }
-    const mutes = new Map(channels.map((c, i) => [c, muteUntil(stored[targets.length + i])]));
-    const transitions: AlertNotification[] = [];
-    const nextActive: ActiveAlert[] = [];
-    await Promise.all(targets.map(async (t, i) => {
-      const current = stored[i] ?? null;
-      const previous = parseState(current?.value);
-      const mute = mutes.get(t.channel) ?? null;
-      const step = stepAlert(previous, t.observation, { nowMs, slot, muted: mute !== null && mute > nowMs }, rules);
-      let shown = previous;
-      if (step.changed) {
-        try {
-          const reply = await coordination.compareAndSetState(t.key, current?.version ?? 0, JSON.stringify(step.state), stateTtlMs);
-          if (reply.written) {
-            shown = step.state;
-            if (step.transition) {
-              const announced = await announce(t, step, previous, reply.version, mute, nowMs);
-              transitions.push(announced.notification);
-              shown = announced.state;
-            }
-          } else if (reply.current) {
-            shown = parseState(reply.current.value);
-          }
-        } catch (err) {
-          status.storeErrors++;
-          logger?.warn({ err: (err as Error).message, alert: t.id }, 'paypulse: alert state write failed');
-        }
-      }
-      const shownAlert = activeOf(t, shown, mute, nowMs);
-      if (shownAlert) nextActive.push(shownAlert);
-    }));
+    const { targets, stored, mutes } = read;
+    const steps = await Promise.all(targets.map((t, i) => stepTarget(stepContext, t, stored[i] ?? null, mutes.get(t.channel) ?? null, nowMs, slot)));
+    const transitions = steps.flatMap((s) => (s.notification ? [s.notification] : []));
+    const nextActive = steps.flatMap((s) => (s.shown ? [s.shown] : []));
     active = nextActive.sort((a, b) => a.channel.localeCompare(b.channel) || a.id.localeCompare(b.id));
     for (const n of transitions) {
       options.onTransition?.(n);
@@ -218,17 +160,7 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
     active: () => active,
     status: () => ({ ...status }),
     muteOf,
-    async mute(channel, untilMs) {
-      const key = muteKeyOf(namespace, channel);
-      const ttlMs = Math.max(1_000, untilMs - clock.now() + 60_000);
-      // A mute is a plain overwrite; the loop only retries the version race with another writer.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const [current] = await coordination.readStates([key]);
-        const reply = await coordination.compareAndSetState(key, current?.version ?? 0, JSON.stringify({ until: untilMs }), ttlMs);
-        if (reply.written) return;
-      }
-      throw new Error(`mute of ${channel}: the mute kept changing under this write`);
-    },
+    mute: (channel, untilMs) => writeMute(coordination, muteKeyOf(namespace, channel), untilMs, Math.max(1_000, untilMs - clock.now() + 60_000)),
     start() {
       unsubscribe ??= snapshots.onSnapshot((snapshot) => void evaluate(snapshot).catch((err) => logger?.error({ err: (err as Error).message }, 'paypulse: alert evaluation failed')));
     },

@@ -79,10 +79,11 @@ export async function main(argv: string[]): Promise<void> {
     .command('top')
     .description('live channel table of a running service')
     .option('--target <url>', 'service URL', 'http://127.0.0.1:8080')
+    .option('--token <token>', 'bearer token (or PAYPULSE_TOKEN); reads need it when the service has one')
     .option('--once', 'print once and exit')
     .action(async (o) => {
       const { runTop } = await import('./top.js');
-      await runTop({ target: o.target, once: o.once });
+      await runTop({ target: o.target, token: o.token ?? process.env.PAYPULSE_TOKEN, once: o.once });
     });
 
   program

@@ -1,24 +1,12 @@
 // The terminal view of channel health: one row per channel, one column per window.
 import { defaultConfig } from '../server/config.js';
+import { grade, type Thresholds } from '../stats/severity.js';
 import type { Rate } from '../types.js';
+
+export type { Thresholds };
 
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number, text: string) => (useColor ? `\x1b[${code}m${text}\x1b[0m` : text);
-
-export interface Thresholds {
-  warn: number;
-  major: number;
-  critical: number;
-}
-
-/** Graded, not one threshold: below 95 % yellow, below 80 % orange, below 50 % red (docs/background.md). */
-export function grade(rate: number | null, t: Thresholds = defaultConfig.thresholds): 'ok' | 'warn' | 'major' | 'critical' | 'none' {
-  if (rate === null) return 'none';
-  if (rate < t.critical) return 'critical';
-  if (rate < t.major) return 'major';
-  if (rate < t.warn) return 'warn';
-  return 'ok';
-}
 
 const gradeColor = { ok: 32, warn: 33, major: 35, critical: 31, none: 90 } as const;
 
@@ -30,8 +18,11 @@ function cell(r: Rate | undefined, t: Thresholds): string {
   return paint(gradeColor[grade(r.rate, t)], text);
 }
 
-/** Rows of `rates` grouped by channel, each graded by its own levels when it has some; `?` marks a rate on too few samples to trust. */
-export function renderRates(rates: Rate[], windows: string[], t: Thresholds & { channels?: Record<string, Thresholds> } = defaultConfig.thresholds): string {
+/**
+ * Rows of `rates` grouped by channel, by name or (`keepOrder`) in the order given, each graded by its own
+ * levels when it has some; `?` marks a rate on too few samples to trust.
+ */
+export function renderRates(rates: Rate[], windows: string[], t: Thresholds & { channels?: Record<string, Thresholds> } = defaultConfig.thresholds, keepOrder = false): string {
   const byChannel = new Map<string, Map<string, Rate>>();
   for (const r of rates) {
     if (!byChannel.has(r.channel)) byChannel.set(r.channel, new Map());
@@ -39,7 +30,8 @@ export function renderRates(rates: Rate[], windows: string[], t: Thresholds & { 
   }
   const head = `${'channel'.padEnd(16)}${windows.map((w) => w.padEnd(20)).join('')}started/pending`;
   const lines = [paint(1, head)];
-  for (const [channel, perWindow] of [...byChannel].sort(([a], [b]) => a.localeCompare(b))) {
+  const rows = keepOrder ? [...byChannel] : [...byChannel].sort(([a], [b]) => a.localeCompare(b));
+  for (const [channel, perWindow] of rows) {
     const first = perWindow.get(windows[0]);
     const load = first ? `${first.started}/${first.pending}` : '';
     lines.push(`${channel.padEnd(16)}${windows.map((w) => cell(perWindow.get(w), t.channels?.[channel] ?? t)).join('')}${load}`);

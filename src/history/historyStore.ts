@@ -23,6 +23,8 @@ export interface HistoryStore {
   mergeMinutes(rows: MinuteSnapshot[]): Promise<{ written: number; kept: number }>;
   /** A channel's minutes with `from <= minute <= to`, oldest first. */
   minutes(channel: string, range: { from: number; to: number; limit?: number }): Promise<MinuteCounts[]>;
+  /** Several channels' minutes with `from <= minute <= to` in one query, by channel then oldest first. */
+  minutesOfChannels(channels: readonly string[], range: { from: number; to: number; limit?: number }): Promise<MinuteSnapshot[]>;
   /** Deletes at most `limit` minutes older than `before` (bounded, so a long backlog never holds a long lock). */
   prune(before: number, limit?: number): Promise<number>;
   /** Transitions of the shared circuit breakers (migration 003). */
@@ -116,6 +118,20 @@ export function createHistoryStore(db: SqlClient): HistoryStore {
         [channel, from, to, limit],
       );
       return rows.map((r) => ({ minute: Number(r.minute), success: r.success, failure: r.failure, started: r.started }));
+    },
+    async minutesOfChannels(channels, { from, to, limit = 100_000 }) {
+      if (channels.length === 0) return [];
+      // One placeholder a channel rather than an array parameter: both drivers bind plain text the same way.
+      const list = channels.map((_, i) => `$${i + 4}`).join(', ');
+      const rows = await db.query<{ channel: string; minute: number; success: number; failure: number; started: number }>(
+        `SELECT channel, (extract(epoch FROM minute) * 1000)::float8 AS minute, success, failure, started
+           FROM minute_snapshots
+          WHERE channel IN (${list}) AND minute >= to_timestamp($1::float8 / 1000) AND minute <= to_timestamp($2::float8 / 1000)
+          ORDER BY channel, minute
+          LIMIT $3::int`,
+        [from, to, limit, ...channels],
+      );
+      return rows.map((r) => ({ channel: r.channel, minute: Number(r.minute), success: r.success, failure: r.failure, started: r.started }));
     },
     async prune(before, limit = 10_000) {
       // PostgreSQL's DELETE has no LIMIT; selecting the ctids first bounds the work on both engines.

@@ -46,6 +46,21 @@ export interface SnapshotJob {
   stop(): Promise<void>;
 }
 
+async function readMinutes(pulse: SnapshotJobOptions['pulse'], from: number, now: number): Promise<MinuteSnapshot[]> {
+  const rows: MinuteSnapshot[] = [];
+  for (const channel of await pulse.channels()) {
+    for (const m of await pulse.minutes(channel, { from, to: now })) rows.push({ channel, ...m });
+  }
+  return rows;
+}
+
+function logStoreRestart(logger: SnapshotJobOptions['logger'], previousEpoch: string, epoch: { id: string; startedAt: number }): void {
+  logger?.warn(
+    { previousEpoch, epoch: epoch.id, epochStartedAt: new Date(epoch.startedAt).toISOString() },
+    'paypulse: the live store restarted without its data; history keeps the minutes it had',
+  );
+}
+
 export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
   const { pulse, history, clock, logger } = options;
   const intervalMs = options.intervalMs ?? 10_000;
@@ -78,18 +93,12 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     const now = clock.now();
     const currentMinute = Math.floor(now / minuteMs) * minuteMs;
     const from = currentMinute - (stats.lastSuccessAt === null ? backfillMs : lookbackMs);
-    const rows: MinuteSnapshot[] = [];
-    for (const channel of await pulse.channels()) {
-      for (const m of await pulse.minutes(channel, { from, to: now })) rows.push({ channel, ...m });
-    }
+    const rows = await readMinutes(pulse, from, now);
     // Read after the minutes: a store emptied before or during those reads answers with an epoch newer than them.
     const epoch = await pulse.storeEpoch();
     if (epochId !== undefined && epoch.id !== epochId) {
       stats.storeRestarts += 1;
-      logger?.warn(
-        { previousEpoch: epochId, epoch: epoch.id, epochStartedAt: new Date(epoch.startedAt).toISOString() },
-        'paypulse: the live store restarted without its data; history keeps the minutes it had',
-      );
+      logStoreRestart(logger, epochId, epoch);
     }
     epochId = epoch.id;
     const complete = rows.filter((row) => row.minute >= epoch.completeFrom);

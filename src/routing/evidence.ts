@@ -1,12 +1,15 @@
-// Turns one health snapshot into what routing decides on, once per snapshot rather than once per decision:
+// Turns each health snapshot into what routing decides on, once per snapshot rather than once per decision:
 // per channel and dims series, recency-blended counts with excused failures taken out, and the breaker
 // window's counts. Failures whose code is not the channel's fault are recorded a second time in an
-// "excused" twin of each series, so subtracting the twin leaves the channel's own failures (docs/routing.md).
+// "excused" twin of each series, so subtracting the twin leaves the channel's own failures. The tracker
+// remembers, per series, the evidence at its last detected break, so a break outlives the newest window
+// that showed it (docs/routing.md, "How a decision is made").
 import type { HealthSnapshot, SeriesHealth } from '../stats/healthSnapshot.js';
 import type { Rate } from '../types.js';
 import type { WindowEvidence } from './breakerMachine.js';
 import type { Evidence } from './scoring.js';
 import { wilson } from '../stats/wilson.js';
+import { parseWindow } from '../stats/windows.js';
 
 import { excusedSeriesId, isExcusedSeries } from '../stats/series.js';
 
@@ -35,17 +38,38 @@ export interface EvidenceWindows {
   decay: number;
 }
 
+/** The evidence a series held when its older windows last disagreed with its newer ones. */
+interface Break {
+  at: number;
+  s: number;
+  f: number;
+}
+
+interface Blended {
+  s: number;
+  f: number;
+  /** The newer windows disagreed with an older one: a break seen in this series' own recent outcomes. */
+  broke: boolean;
+}
+
 function counts(r: Rate | undefined): { success: number; failure: number } {
   return r ? { success: r.success, failure: r.failure } : { success: 0, failure: 0 };
+}
+
+function disagrees(s: number, f: number, ds: number, df: number): boolean {
+  const { low, high } = wilson(s, s + f);
+  const rate = ds / (ds + df);
+  return rate < low! || rate > high!;
 }
 
 /**
  * Σ decay^k × (what window k holds beyond window k-1), newest first — but an older slice joins only while its
  * rate lies inside the 95 % interval of what the newer ones hold. Without that stop, an hour of successes
  * outweighs the few failures a channel gets in the minute it goes down (the router stops sending, so there
- * are only few), and the router keeps going back to a dead channel once its newest window drains.
+ * are only few). When the newer windows hold nothing — the router stopped sending, so they drained — the
+ * evidence at the last break is what the older slices must agree with; disagreeing, that evidence stands.
  */
-function blend(success: number[], failure: number[], decay: number): { s: number; f: number } {
+function blend(success: number[], failure: number[], decay: number, held: Break | undefined): Blended {
   let s = 0;
   let f = 0;
   let weight = 1;
@@ -56,49 +80,75 @@ function blend(success: number[], failure: number[], decay: number): { s: number
     const df = Math.max(0, failure[k]! - prevF);
     prevS = Math.max(prevS, success[k]!);
     prevF = Math.max(prevF, failure[k]!);
-    if (ds + df > 0 && s + f > 0) {
-      const { low, high } = wilson(s, s + f);
-      const rate = ds / (ds + df);
-      if (rate < low! || rate > high!) break;
-    }
+    if (ds + df > 0 && s + f > 0 && disagrees(s, f, ds, df)) return { s, f, broke: true };
+    if (k > 0 && ds + df > 0 && s + f === 0 && held && disagrees(held.s, held.f, ds, df)) return { s: held.s, f: held.f, broke: false };
     s += weight * ds;
     f += weight * df;
     weight *= decay;
   }
-  return { s, f };
+  return { s, f, broke: false };
 }
 
-function seriesEvidence(own: SeriesHealth, excused: SeriesHealth | undefined, w: EvidenceWindows): SeriesEvidence {
-  const of = (h: SeriesHealth | undefined, field: 'success' | 'failure') => w.score.map((label) => counts(h?.rates[label])[field]);
-  const xFailure = of(excused, 'failure');
-  // The channel's own failures: every window's count less its excused ones.
-  const failure = of(own, 'failure').map((v, i) => Math.max(0, v - xFailure[i]!));
-  const blended = blend(of(own, 'success'), failure, w.decay);
-  const recent = counts(own.rates[w.score[0]!]);
-  const brk = counts(own.rates[w.breaker]);
-  const xBreaker = counts(excused?.rates[w.breaker]).failure;
-  return {
-    score: { success: blended.s, failure: blended.f, recentTotal: recent.success + failure[0]! },
-    breaker: { success: brk.success, failure: Math.max(0, brk.failure - xBreaker) },
-  };
-}
+const none: Evidence = { success: 0, failure: 0, recentTotal: 0 };
 
-export function evidenceFromSnapshot(snapshot: HealthSnapshot, w: EvidenceWindows): RoutingEvidence {
-  const channels = new Map<string, ChannelEvidence>();
-  let pooledSuccess = 0;
-  let pooledTotal = 0;
-  for (const [name, health] of snapshot.channels) {
-    const byId = new Map<string, SeriesHealth>();
-    for (const s of health.series) if (s.id !== undefined) byId.set(s.id, s);
-    const series = new Map<string, SeriesEvidence>();
-    series.set('', seriesEvidence(health, byId.get(excusedSeriesId('')), w));
-    for (const [id, s] of byId) if (!isExcusedSeries(id)) series.set(id, seriesEvidence(s, byId.get(excusedSeriesId(id)), w));
-    channels.set(name, { series });
-    const own = series.get('')!.score;
-    pooledSuccess += own.success;
-    pooledTotal += own.success + own.failure;
+export class EvidenceTracker {
+  private breaks = new Map<string, Break>();
+  /** A break is forgotten once the longest score window lies wholly after it. */
+  private readonly rememberMs: number;
+
+  constructor(private readonly w: EvidenceWindows) {
+    this.rememberMs = parseWindow(w.score.at(-1)!) * 1000;
   }
-  // Before any outcome, a coin: every channel equally unknown.
-  const pooledMean = pooledTotal > 0 ? pooledSuccess / pooledTotal : 0.5;
-  return { asOf: snapshot.asOf, channels, pooledMean };
+
+  /** The evidence of a snapshot; breaks of series absent from it are dropped, so memory follows the snapshot. */
+  absorb(snapshot: HealthSnapshot): RoutingEvidence {
+    const next = new Map<string, Break>();
+    const channels = new Map<string, ChannelEvidence>();
+    let pooledSuccess = 0;
+    let pooledTotal = 0;
+    for (const [name, health] of snapshot.channels) {
+      const byId = new Map<string, SeriesHealth>();
+      for (const s of health.series) if (s.id !== undefined) byId.set(s.id, s);
+      const series = new Map<string, SeriesEvidence>();
+      const own = this.seriesEvidence(`${name}\n`, health, byId.get(excusedSeriesId('')), snapshot.asOf, next, false);
+      series.set('', own);
+      const channelBroken = next.has(`${name}\n`);
+      for (const [id, s] of byId) {
+        if (!isExcusedSeries(id)) series.set(id, this.seriesEvidence(`${name}\n${id}`, s, byId.get(excusedSeriesId(id)), snapshot.asOf, next, channelBroken));
+      }
+      channels.set(name, { series });
+      pooledSuccess += own.score.success;
+      pooledTotal += own.score.success + own.score.failure;
+    }
+    this.breaks = next;
+    // Before any outcome, a coin: every channel equally unknown.
+    const pooledMean = pooledTotal > 0 ? pooledSuccess / pooledTotal : 0.5;
+    return { asOf: snapshot.asOf, channels, pooledMean };
+  }
+
+  /**
+   * One series' evidence. `channelBroken`: the channel's own series holds a break; a dims series with nothing
+   * recent and no break of its own then has only pre-break outcomes, and leans on the channel instead.
+   */
+  private seriesEvidence(key: string, own: SeriesHealth, excused: SeriesHealth | undefined, now: number, next: Map<string, Break>, channelBroken: boolean): SeriesEvidence {
+    const w = this.w;
+    const of = (h: SeriesHealth | undefined, field: 'success' | 'failure') => w.score.map((label) => counts(h?.rates[label])[field]);
+    const xFailure = of(excused, 'failure');
+    // The channel's own failures: every window's count less its excused ones.
+    const failure = of(own, 'failure').map((v, i) => Math.max(0, v - xFailure[i]!));
+    const success = of(own, 'success');
+    const recentTotal = success[0]! + failure[0]!;
+    const previous = this.breaks.get(key);
+    const held = previous && now - previous.at < this.rememberMs ? previous : undefined;
+    const blended = blend(success, failure, w.decay, held);
+    if (blended.broke) next.set(key, { at: now, s: blended.s, f: blended.f });
+    else if (held) next.set(key, held);
+    const brk = counts(own.rates[w.breaker]);
+    const xBreaker = counts(excused?.rates[w.breaker]).failure;
+    const stalePastBreak = channelBroken && !held && !blended.broke && recentTotal === 0;
+    return {
+      score: stalePastBreak ? none : { success: blended.s, failure: blended.f, recentTotal },
+      breaker: { success: brk.success, failure: Math.max(0, brk.failure - xBreaker) },
+    };
+  }
 }

@@ -6,9 +6,10 @@ import { StoreUnavailableError } from '../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../stats/healthSnapshot.js';
 import { SeriesPlan } from '../stats/series.js';
 import { parseWindow } from '../stats/windows.js';
+import { experimentKey } from '../store/keys/coordination.js';
 import type { CoordinationStore } from '../store/ports/coordination.js';
 import type { Outcome, PulseLogger } from '../types.js';
-import { evidenceFromSnapshot, type RoutingEvidence } from './evidence.js';
+import { EvidenceTracker, type RoutingEvidence } from './evidence.js';
 import { Experiment, type ExperimentReport } from './experiment.js';
 import { asProbe, Router, type Draft } from './router.js';
 import type { RoutingSettings } from './settings.js';
@@ -51,6 +52,7 @@ export class Routing {
   private readonly breakerPlan: SeriesPlan;
   private readonly routed = new Set<string>();
   private evidence: RoutingEvidence | undefined;
+  private readonly tracker: EvidenceTracker;
   private syncing: Promise<void> | null = null;
   private unsubscribe: (() => void) | undefined;
   private readonly transitionListeners = new Set<(t: BreakerTransition) => void>();
@@ -76,10 +78,11 @@ export class Routing {
       },
       parseWindow(d.settings.breaker.window),
     );
-    this.experiment = new Experiment(d.settings.experimentShare);
+    this.experiment = new Experiment(d.settings.experimentShare, d.coordination, experimentKey(d.namespace));
     this.router = new Router(d.settings, d.dimensions, { stateOf: (c, s) => this.breakers.view(c, s).state }, d.series, d.minSamples);
     this.breakerSets = new Set(d.settings.breaker.dims.map((set) => set.join(',')));
     this.breakerPlan = new SeriesPlan(d.settings.breaker.dims);
+    this.tracker = new EvidenceTracker({ score: d.settings.scoreWindows, breaker: d.settings.breaker.window, decay: d.settings.decay });
   }
 
   get settings(): RoutingSettings {
@@ -109,6 +112,8 @@ export class Routing {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await this.syncing;
+    // What this instance counted since its last refresh still joins the fleet's experiment.
+    await this.flushExperiment();
   }
 
   /** Takes a new snapshot and waits until routing has absorbed it (tests and the simulator, on virtual time). */
@@ -119,14 +124,18 @@ export class Routing {
   }
 
   private absorb(snapshot: HealthSnapshot): Promise<void> {
-    const w = this.d.settings;
-    this.evidence = evidenceFromSnapshot(snapshot, { score: w.scoreWindows, breaker: w.breaker.window, decay: w.decay });
+    this.evidence = this.tracker.absorb(snapshot);
     // A sync still running when the next snapshot lands is joined, not doubled: one coordination read at a time.
-    this.syncing ??= this.breakers.sync(this.targets()).finally(() => {
+    this.syncing ??= Promise.all([this.breakers.sync(this.targets()), this.flushExperiment()]).then(() => undefined).finally(() => {
       this.syncing = null;
       this.breakers.forgetRetries();
     });
     return this.syncing;
+  }
+
+  /** The experiment's counts join the fleet's once a refresh; a failed flush keeps them for the next. */
+  private async flushExperiment(): Promise<void> {
+    await this.experiment.flush().catch((err: Error) => this.d.logger?.warn({ err: err.message }, 'paypulse: experiment counts not flushed'));
   }
 
   private targets(): BreakerTarget[] {
@@ -235,7 +244,12 @@ export class Routing {
     return this.breakers.view(channel, '').state;
   }
 
-  experimentReport(): ExperimentReport {
-    return this.experiment.report();
+  /** The fleet's experiment (one coordination read after this instance's flush). */
+  async experimentReport(): Promise<ExperimentReport> {
+    try {
+      return await this.experiment.report();
+    } catch (err) {
+      throw new StoreUnavailableError(err);
+    }
   }
 }

@@ -17,6 +17,7 @@ export interface ResolvedBreakerSettings {
   minSamples: number;
   window: string;
   openMs: number;
+  openMaxMs: number;
   probes: number;
   probeTtlMs: number;
   dims: string[][];
@@ -104,6 +105,7 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
   if (!Array.isArray(codes) || codes.length > 100 || codes.some((c) => typeof c !== 'string' || c.length === 0 || c.length > 64)) {
     fail('excusedCodes', 'must be a list of at most 100 codes of 1–64 characters');
   }
+  const openMs = intIn('breaker.openMs', b.openMs, 30_000, 1000, 24 * 3600_000);
   const random = options.random ?? Math.random;
   if (typeof random !== 'function') fail('random', 'must be a function');
   return {
@@ -117,7 +119,8 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
       failureThreshold: numberIn('breaker.failureThreshold', b.failureThreshold, 0.5, 0.01, 1),
       minSamples: intIn('breaker.minSamples', b.minSamples, 100, 1, 1e9),
       window: windowOf('breaker.window', b.window, '30s'),
-      openMs: intIn('breaker.openMs', b.openMs, 30_000, 1000, 24 * 3600_000),
+      openMs,
+      openMaxMs: intIn('breaker.openMaxMs', b.openMaxMs, Math.max(openMs, 300_000), openMs, 24 * 3600_000),
       probes: intIn('breaker.probes', b.probes, 5, 1, 1000),
       probeTtlMs: intIn('breaker.probeTtlMs', b.probeTtlMs, 30_000, 100, 3600_000),
       dims: dimSets('breaker.dims', b.dims),

@@ -66,6 +66,8 @@ export interface BreakerOptions {
   window?: string;
   /** How long it stays open before admitting probes. Default 30 s. */
   openMs?: number;
+  /** Each reopening in a row doubles the open wait, up to this. Default 5 minutes (at least openMs). */
+  openMaxMs?: number;
   /** Probe payments in flight fleet-wide while half-open; also the probes that decide. Default 5. */
   probes?: number;
   /** A probe whose outcome never arrives frees its lease after this long. Default 30 s. */

@@ -18,9 +18,10 @@ import { installErrorHandlers } from './httpErrors.js';
 import { parseJsonBodies } from './jsonBodies.js';
 import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
-import { configuredRates } from './routes/channelPages.js';
+import { configuredRates, createChannelPages } from './routes/channelPages.js';
 import { currentSnapshot } from './routes/channels.js';
 import { registerChannelRoutes } from './routes/channels.js';
+import { registerChannelsHistoryRoute } from './routes/channelsHistory.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOutcomeRoutes } from './routes/outcomes.js';
@@ -34,7 +35,7 @@ import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 /** Bodies over 5 MB are refused with 413: the largest batch a client needs is far smaller. */
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
-export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs'> &
+export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs' | 'pageChannels'> &
   Partial<Pick<ServiceConfig, 'dataDir'>> & ConnectionLimits & { token?: string; metricsToken?: string };
 
 export interface BuildAppOptions {
@@ -100,9 +101,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     alerts: () => pulse.alerts,
     ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
   });
-  const rankWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
+  const pages = createChannelPages({ pageChannels: config.pageChannels, windows: pulse.windows, thresholds: config.thresholds });
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
-  const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, rankWindow, windows: pulse.windows });
+  const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, pages });
   pulse.snapshots.start();
   const context: PaypulseContext = { pulse, reads, hub, ticker, metrics, shuttingDown: false };
   app.decorate('paypulse', context);
@@ -148,7 +149,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     clock,
     thresholds: config.thresholds,
     knowsChannel: (channel) => pulse.knowsChannel(channel),
+    pages,
   });
+  registerChannelsHistoryRoute(app, { history, clock });
   registerRoutingRoutes(app, pulse.routing);
   registerStreamRoute(app, {
     hub,

@@ -43,6 +43,8 @@ const configSchema = z
     streamIntervalMs: z.number().int().min(100).max(1_000),
     /** Events kept for clients reconnecting with Last-Event-ID. */
     streamReplayEvents: z.number().int().min(1).max(100_000),
+    /** Past this many channels GET /v1/channels and the stream's `rates` hold the worst this many and a summary. */
+    pageChannels: z.number().int().min(1).max(1_000),
     historyIntervalMs: z.number().int().min(1_000),
     historyLookbackMinutes: z.number().int().min(1).max(120),
     /** Minute snapshots older than this are deleted; 0 keeps them forever. */
@@ -120,6 +122,8 @@ export const defaultConfig: ServiceConfig = {
   logLevel: 'info',
   streamIntervalMs: 1_000,
   streamReplayEvents: 300,
+  // ≈ 1 kB a channel with four windows: a 200 kB event a second per dashboard at most.
+  pageChannels: 200,
   historyIntervalMs: 10_000,
   historyLookbackMinutes: 10,
   historyRetentionDays: 90,
@@ -174,6 +178,7 @@ const envFields: [string, Field, EnvKind][] = [
   ['PAYPULSE_MAX_STREAMS_PER_IP', 'maxStreamsPerIp', 'int'],
   ['PAYPULSE_STREAM_MAX_BUFFERED_BYTES', 'streamMaxBufferedBytes', 'int'],
   ['PAYPULSE_STREAM_STALL_GRACE_MS', 'streamStallGraceMs', 'int'],
+  ['PAYPULSE_PAGE_CHANNELS', 'pageChannels', 'int'],
   ['PAYPULSE_METRICS_TOKEN', 'metricsToken', 'string'],
 ];
 

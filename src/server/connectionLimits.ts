@@ -69,13 +69,22 @@ export function limitConnections(app: FastifyInstance, limits: ConnectionLimits,
     const count = unanswered.get(raw.socket);
     if (count !== undefined) unanswered.set(raw.socket, count - 1);
   };
-  app.addHook('onRequest', (request, _reply, done) => {
+  // Requests reach this hook before any handler runs, but Node parses a whole TCP read at once: the
+  // requests after the one that crossed the cap still arrive, on the socket already destroyed. They are
+  // dropped here, unanswered and uncounted, so one refused connection counts once and costs no handler.
+  app.addHook('onRequest', (request, reply, done) => {
     const socket = request.raw.socket;
+    if (socket.destroyed) {
+      reply.hijack();
+      return;
+    }
     const count = (unanswered.get(socket) ?? 0) + 1;
     unanswered.set(socket, count);
     if (count > limits.maxPipelinedRequests) {
       onRefused('pipelining');
       socket.destroy();
+      reply.hijack();
+      return;
     }
     done();
   });

@@ -51,6 +51,24 @@ describe.each(backends)('history store on $name', (backend) => {
     expect(await store.minutes('alipay', { from: t0, to: t0 + 2 * minute, limit: 1 })).toHaveLength(1);
   });
 
+  it('reads several channels in one query, by channel then oldest first, within the range and the limit', async () => {
+    await store.upsertMinutes([
+      { channel: 'many-b', minute: t0 + minute, success: 2, failure: 0, started: 2 },
+      { channel: 'many-a', minute: t0 + minute, success: 1, failure: 1, started: 2 },
+      { channel: 'many-a', minute: t0, success: 3, failure: 0, started: 3 },
+      { channel: 'many-c', minute: t0, success: 4, failure: 4, started: 8 },
+      { channel: 'many-b', minute: t0 + 5 * minute, success: 9, failure: 9, started: 18 },
+    ]);
+    const range = { from: t0, to: t0 + minute };
+    expect(await store.minutesOfChannels(['many-b', 'many-a', 'nobody'], range)).toEqual([
+      { channel: 'many-a', minute: t0, success: 3, failure: 0, started: 3 },
+      { channel: 'many-a', minute: t0 + minute, success: 1, failure: 1, started: 2 },
+      { channel: 'many-b', minute: t0 + minute, success: 2, failure: 0, started: 2 },
+    ]);
+    expect(await store.minutesOfChannels(['many-a', 'many-b', 'many-c'], { ...range, limit: 2 })).toHaveLength(2);
+    expect(await store.minutesOfChannels([], range)).toEqual([]);
+  });
+
   it('corrects a minute that changed and leaves unchanged ones unwritten', async () => {
     const written = await store.upsertMinutes([
       { channel: 'alipay', minute: t0, success: 5, failure: 0, started: 6 },

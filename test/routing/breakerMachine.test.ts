@@ -21,8 +21,35 @@ describe('breaker state machine', () => {
     const open: BreakerRecord = { ...initialBreaker, state: 'open', since: t0 };
     expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 29_999, s, windowMs)).toBeNull();
     expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 30_000, s, windowMs)).toEqual({
-      state: 'half-open', mode: 'auto', since: t0 + 30_000, probeSuccess: 0, probeFailure: 0,
+      state: 'half-open', mode: 'auto', since: t0 + 30_000, probeSuccess: 0, probeFailure: 0, reopens: 0,
     });
+  });
+
+  it('doubles the open wait on each reopening in a row, up to openMaxMs, and forgets it on closing', () => {
+    expect(s.openMaxMs).toBe(300_000);
+    let rec: BreakerRecord = { ...initialBreaker, state: 'open', since: t0 };
+    let at = t0;
+    const waits: number[] = [];
+    for (let cycle = 0; cycle < 6; cycle++) {
+      let wait = 1000;
+      while (nextBreaker(rec, { success: 0, failure: 0 }, rec.since + wait, s, windowMs) === null) wait += 1000;
+      waits.push(wait);
+      at = rec.since + wait;
+      rec = nextBreaker(rec, { success: 0, failure: 0 }, at, s, windowMs)!;
+      expect(rec.state).toBe('half-open');
+      for (let i = 0; i < 3; i++) rec = creditProbe(rec, false, at + 1, s)!;
+      expect(rec).toMatchObject({ state: 'open', reopens: cycle + 1 });
+    }
+    expect(waits).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000]);
+    rec = nextBreaker(rec, { success: 0, failure: 0 }, rec.since + 300_000, s, windowMs)!;
+    for (let i = 0; i < 3; i++) rec = creditProbe(rec, true, at + 2, s)!;
+    expect(rec).toMatchObject({ state: 'closed', reopens: 0 });
+    const reopened = nextBreaker(rec, { success: 0, failure: 100 }, at + 3, s, windowMs)!;
+    expect(nextBreaker(reopened, { success: 0, failure: 0 }, at + 3 + 30_000, s, windowMs)).toMatchObject({ state: 'half-open' });
+  });
+
+  it('refuses openMaxMs below openMs, naming the field', () => {
+    expect(() => resolveRoutingSettings({ breaker: { openMs: 60_000, openMaxMs: 30_000 } })).toThrow(/routing\.breaker\.openMaxMs/);
   });
 
   it('closes on a majority of successful probes and reopens on a majority of failed ones', () => {
@@ -56,7 +83,7 @@ describe('breaker state machine', () => {
   });
 
   it('round-trips through its stored form, and reads garbage as closed', () => {
-    const rec: BreakerRecord = { state: 'half-open', mode: 'auto', since: t0, probeSuccess: 2, probeFailure: 1 };
+    const rec: BreakerRecord = { state: 'half-open', mode: 'auto', since: t0, probeSuccess: 2, probeFailure: 1, reopens: 2 };
     expect(decodeBreaker(encodeBreaker(rec))).toEqual(rec);
     expect(decodeBreaker('{"state":"ajar"}')).toEqual(initialBreaker);
     expect(decodeBreaker('not json')).toEqual(initialBreaker);

@@ -226,7 +226,7 @@ describe('experiment', () => {
       recorded.push({ channel: d.channel, requestId: `x${i}`, status: ok ? ('success' as const) : ('failure' as const), at: now });
     }
     await s.record(recorded);
-    const report = s.routing.experimentReport();
+    const report = await s.routing.experimentReport();
     expect(report.arms.router).toMatchObject({ success: arms.router.s, failure: arms.router.f });
     expect(report.arms.static).toMatchObject({ success: arms.static.s, failure: arms.static.f });
     expect(report.arms.static.decisions).toBeGreaterThan(450);
@@ -236,7 +236,8 @@ describe('experiment', () => {
     expect(report.pValue).not.toBeNull();
     // A second outcome for the same request is not credited twice.
     await s.record([{ channel: 'a', requestId: 'x1', status: 'success', at: now }]);
-    expect(s.routing.experimentReport().arms.router.success + s.routing.experimentReport().arms.static.success).toBe(arms.router.s + arms.static.s);
+    const again = await s.routing.experimentReport();
+    expect(again.arms.router.success + again.arms.static.success).toBe(arms.router.s + arms.static.s);
   });
 });
 

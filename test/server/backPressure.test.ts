@@ -71,9 +71,14 @@ describe('back-pressure on the stream', () => {
     let text = '';
     client.socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
     client.socket.resume();
-    const ids = () => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
-    await until(() => ids().length >= published);
-    expect(ids()).toEqual(Array.from({ length: published }, (_, i) => i + 1));
+    // The app's own `rates` events (its snapshot timer runs) may come before or after the test's: every
+    // event published from the first on must arrive once, in order, the test's 400 among them.
+    const frames = () => [...text.matchAll(/^id: (\d+)\nevent: (\w+)$/gm)].map((m) => ({ id: Number(m[1]), type: m[2] }));
+    const testIds = () => frames().filter((f) => f.type === 'test').map((f) => f.id);
+    await until(() => testIds().length >= published);
+    const ids = frames().map((f) => f.id);
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => ids[0]! + i));
+    expect(testIds()).toHaveLength(published);
     expect(text).not.toMatch(/event: gap/);
     expect(t.app.paypulse.hub.subscribers).toBe(1);
     client.socket.destroy();
@@ -87,15 +92,20 @@ describe('pipelined requests from a client that does not read', () => {
     app = undefined;
   });
 
-  // Skipped until the pipelining cap is proven: Node pauses a non-reading socket before the server has seen
-  // enough requests to close it, so some of the 20 connections end neither closed nor counted as held.
-  it.skip('closes, or holds to a few unanswered requests, each of 20 sockets pipelining 2,000 GET /docs/json', async () => {
+  // Without the cap Node pauses each socket once its queued answers pass the socket's high-water mark, but
+  // only after parsing the whole TCP read: ≈ 1,800 requests a connection are then held, each with its answer.
+  it('closes, or holds to a few unanswered requests, each of 20 sockets pipelining 2,000 GET /docs/json', async () => {
     const { t, port, serverSockets } = await listening({});
     app = t;
-    // Requests that reached the server and have neither been answered nor abandoned, per connection.
+    // Requests that reached the server and have neither been answered nor abandoned, per connection, and
+    // the most any connection ever had.
     const unanswered = new Map<Socket, number>();
+    let mostUnanswered = 0;
     t.app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      unanswered.set(req.socket, (unanswered.get(req.socket) ?? 0) + 1);
+      if (req.socket.destroyed) return;
+      const count = (unanswered.get(req.socket) ?? 0) + 1;
+      unanswered.set(req.socket, count);
+      mostUnanswered = Math.max(mostUnanswered, count);
       let settled = false;
       const settle = () => {
         if (!settled) unanswered.set(req.socket, unanswered.get(req.socket)! - 1);
@@ -111,12 +121,14 @@ describe('pipelined requests from a client that does not read', () => {
     const settledDown = () => serverSockets.length === 20 && serverSockets.every((s) => s.destroyed || s.readableFlowing === false);
     await until(settledDown, 15_000);
     expect(settledDown()).toBe(true);
+    // At most the cap, or one past it if this listener sees the request that crosses it before it is closed.
+    expect(mostUnanswered).toBeLessThanOrEqual(defaultConfig.maxPipelinedRequests + 1);
     const open = serverSockets.filter((s) => !s.destroyed);
     for (const socket of open) expect(unanswered.get(socket) ?? 0).toBeLessThanOrEqual(defaultConfig.maxPipelinedRequests);
-    if (open.length < 20) {
-      const metrics = (await t.app.inject({ url: '/metrics' })).body;
-      expect(metrics).toMatch(new RegExp(`paypulse_http_refused_connections_total\\{reason="pipelining"\\} ${20 - open.length}$`, 'm'));
-    }
+    // One refusal per closed connection, not one per request parsed after it was closed.
+    const metrics = (await t.app.inject({ url: '/metrics' })).body;
+    const refused = Number(/^paypulse_http_refused_connections_total\{reason="pipelining"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+    expect(refused).toBe(20 - open.length);
     for (const client of clients) client.socket.destroy();
   }, 60_000);
 

@@ -7,7 +7,7 @@ import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';
 import { registerHealthRoutes } from '../../src/server/routes/health.js';
-import { streamMaxChannels } from '../../src/server/stream/ratesTicker.js';
+import { defaultConfig } from '../../src/server/config.js';
 import { engines, makeApp, t0, type TestApp } from './harness.js';
 import { openSse } from './sse.js';
 
@@ -30,16 +30,19 @@ describe('reads served from the health snapshot', () => {
   });
   afterAll(() => t?.close());
 
-  it('pages /v1/channels by name by default, and worst first or by search on request', async () => {
-    const first = (await t.app.inject({ url: '/v1/channels?limit=3' })).json();
+  it('pages /v1/channels worst first past the page size, by name or by search on request', async () => {
+    const first = (await t.app.inject({ url: '/v1/channels?sort=name&limit=3' })).json();
     expect(first.total).toBe(channelCount);
     expect(first.channels.map((c: { channel: string }) => c.channel)).toEqual([name(0), name(1), name(2)]);
     const worst = (await t.app.inject({ url: '/v1/channels?sort=worst&limit=2' })).json();
     expect(worst.channels.map((c: { channel: string; rates: Record<string, { rate: number }> }) => c.rates['5m']!.rate)).toEqual([0.1, 0.1]);
-    const found = (await t.app.inject({ url: '/v1/channels?search=ch100' })).json();
+    const found = (await t.app.inject({ url: '/v1/channels?search=CH100&sort=name' })).json();
     expect(found.channels.map((c: { channel: string }) => c.channel)).toEqual([name(1000), name(1001), name(1002), name(1003), name(1004)]);
-    const all = (await t.app.inject({ url: '/v1/channels' })).json();
-    expect(all.channels).toHaveLength(1_000);
+    const byDefault = (await t.app.inject({ url: '/v1/channels' })).json();
+    expect(byDefault.channels).toHaveLength(defaultConfig.pageChannels);
+    // Ten outcomes each, under minSamples: every channel has too few samples to grade.
+    expect(byDefault.summary).toEqual({ channels: channelCount, critical: 0, major: 0, warn: 0, ok: 0, few: channelCount, none: 0 });
+    expect(byDefault.nextOffset).toBe(defaultConfig.pageChannels);
     expect((await t.app.inject({ url: '/v1/channels?limit=1001' })).statusCode).toBe(400);
   });
 
@@ -50,7 +53,8 @@ describe('reads served from the health snapshot', () => {
       const data = JSON.parse((await client.next('rates')).data);
       expect(data).toMatchObject({ channels: channelCount, truncated: true });
       const shown = new Set(data.rates.map((r: { channel: string }) => r.channel));
-      expect(shown.size).toBe(streamMaxChannels);
+      expect(shown.size).toBe(defaultConfig.pageChannels);
+      expect(data.summary).toMatchObject({ channels: channelCount, few: channelCount });
       expect(data.rates.every((r: { window: string; rate: number }) => r.window !== '5m' || r.rate <= 0.2)).toBe(true);
     } finally {
       client.close();

@@ -1,35 +1,109 @@
-// GET /v1/channels as pages of the health snapshot: worst first by default (what an SRE looks at), by
-// name on request, with a name search, so an answer stays small however many channels there are.
-import type { ChannelHealth } from '../../stats/healthSnapshot.js';
+// GET /v1/channels and the stream's `rates` as pages of the health snapshot, so an answer stays small however
+// many channels there are. Up to `pageChannels` channels an answer holds them all, as it always did; past it
+// the worst come first (what an SRE looks at), a page at a time, with a summary of every channel by state so
+// a client knows what it does not see. Ranking is done once per snapshot and shared by every reader.
+import type { ChannelHealth, HealthSnapshot } from '../../stats/healthSnapshot.js';
+import { channelState, channelStates, type ChannelState, type Thresholds } from '../../stats/severity.js';
+import { parseWindow } from '../../stats/windows.js';
+import type { Rate } from '../../types.js';
 
 export const maxPageChannels = 1_000;
 
-/** Lowest success rate in `window` first; channels without a rate there (no outcomes) last, by name. */
-export function worstFirst(channels: ChannelHealth[], window: string): ChannelHealth[] {
-  const rateOf = (h: ChannelHealth) => h.rates[window]?.rate ?? Infinity;
-  return [...channels].sort((a, b) => rateOf(a) - rateOf(b) || (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0));
-}
-
 export interface PageQuery {
-  sort: 'name' | 'worst';
+  sort?: 'name' | 'worst';
   search?: string;
   offset: number;
-  limit: number;
+  limit?: number;
+}
+
+export interface ChannelPaging {
+  /** Past this many channels an answer is a page: by default the worst this many, with a summary. */
+  pageChannels: number;
+  /** The configured windows: the snapshot also holds the windows alerts and routing need. */
+  windows: readonly string[];
+  thresholds: Thresholds & { channels?: Record<string, Thresholds> };
+}
+
+/** How many channels are in each state, and how many there are in all. */
+export type StateSummary = Record<ChannelState, number> & { channels: number };
+
+export interface ChannelEntry {
+  channel: string;
+  rates: Record<string, Rate>;
+}
+
+interface Ranked {
+  worst: ChannelHealth[];
+  byName?: ChannelHealth[];
+  summary: StateSummary;
 }
 
 /** The configured windows only: the snapshot also holds the windows alerts and routing need. */
-export function configuredRates(health: ChannelHealth, windows: readonly string[]) {
+export function configuredRates(health: ChannelHealth, windows: readonly string[]): Record<string, Rate> {
   return Object.fromEntries(windows.filter((w) => health.rates[w]).map((w) => [w, health.rates[w]!]));
 }
 
-export function channelPage(channels: Iterable<ChannelHealth>, query: PageQuery, rankWindow: string, windows: readonly string[]) {
-  let list = [...channels];
-  if (query.search) list = list.filter((h) => h.channel.includes(query.search!));
-  list = query.sort === 'worst' ? worstFirst(list, rankWindow) : list.sort((a, b) => (a.channel < b.channel ? -1 : 1));
-  const page = list.slice(query.offset, query.offset + query.limit);
+const byChannelName = (a: ChannelHealth, b: ChannelHealth) => (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0);
+
+export function createChannelPages(paging: ChannelPaging) {
+  const { pageChannels, thresholds } = paging;
+  const windows = [...paging.windows].sort((a, b) => parseWindow(a) - parseWindow(b));
+  const ranks = new WeakMap<HealthSnapshot, Ranked>();
+
+  const entry = (h: ChannelHealth): ChannelEntry => ({ channel: h.channel, rates: configuredRates(h, paging.windows) });
+
+  /**
+   * Worst first: by state (the dashboard's badge: the grade of the shortest window with enough samples),
+   * then by the rate that decided it, lowest first, then by name, so equal channels keep one order.
+   */
+  function ranked(snapshot: HealthSnapshot): Ranked {
+    const cached = ranks.get(snapshot);
+    if (cached) return cached;
+    const summary = Object.fromEntries(channelStates.map((s) => [s, 0])) as StateSummary;
+    summary.channels = snapshot.channels.size;
+    const keyed = [...snapshot.channels.values()].map((health) => {
+      // A channel with its own levels (thresholds.channels) is ranked by them, as the dashboard colours it.
+      const { state, rate } = channelState(health.rates, windows, thresholds.channels?.[health.channel] ?? thresholds);
+      summary[state] += 1;
+      return { health, order: channelStates.indexOf(state), rate: rate ?? Infinity };
+    });
+    keyed.sort((a, b) => a.order - b.order || a.rate - b.rate || byChannelName(a.health, b.health));
+    const result: Ranked = { worst: keyed.map((k) => k.health), summary };
+    ranks.set(snapshot, result);
+    return result;
+  }
+
+  function sorted(snapshot: HealthSnapshot, sort: 'name' | 'worst'): ChannelHealth[] {
+    const rank = ranked(snapshot);
+    if (sort === 'worst') return rank.worst;
+    rank.byName ??= [...rank.worst].sort(byChannelName);
+    return rank.byName;
+  }
+
   return {
-    total: list.length,
-    offset: query.offset,
-    channels: page.map((h) => ({ channel: h.channel, rates: configuredRates(h, windows) })),
+    /** A page of GET /v1/channels. An answer that leaves channels out says how many are in each state. */
+    page(snapshot: HealthSnapshot, query: PageQuery) {
+      const paged = snapshot.channels.size > pageChannels;
+      let list = sorted(snapshot, query.sort ?? (paged ? 'worst' : 'name'));
+      const search = query.search?.toLowerCase();
+      if (search) list = list.filter((h) => h.channel.toLowerCase().includes(search));
+      const limit = query.limit ?? (paged ? pageChannels : maxPageChannels);
+      const shown = list.slice(query.offset, query.offset + limit);
+      const answer = { total: list.length, offset: query.offset, channels: shown.map(entry) };
+      if (shown.length === snapshot.channels.size) return answer;
+      const next = query.offset + shown.length;
+      return { ...answer, ...(next < list.length ? { nextOffset: next } : {}), summary: ranked(snapshot).summary };
+    },
+
+    /** The stream's `rates`: every channel, worst first; past `pageChannels` the worst only, with the summary. */
+    ratesEvent(snapshot: HealthSnapshot) {
+      const { worst, summary } = ranked(snapshot);
+      const shown = worst.length > pageChannels ? worst.slice(0, pageChannels) : worst;
+      const rates: Rate[] = shown.flatMap((health) => Object.values(configuredRates(health, paging.windows)));
+      const truncated = shown.length < worst.length;
+      return { asOf: snapshot.asOf, rates, channels: worst.length, truncated, ...(truncated ? { summary } : {}) };
+    },
   };
 }
+
+export type ChannelPages = ReturnType<typeof createChannelPages>;

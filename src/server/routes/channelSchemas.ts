@@ -9,18 +9,36 @@ const levelsSchema = {
 
 const windowQuery = { type: 'string', pattern: '^[1-9]\\d*(s|m|h)$', description: 'e.g. 1m, 5m, 1h' } as const;
 
+const stateCount = { type: 'integer', minimum: 0 } as const;
+
+/** Channels in each state (the dashboard's badges), for an answer that leaves some out. */
+export const stateSummarySchema = {
+  type: 'object',
+  description: 'every channel by state, whatever the page or search shows: `channels` in all, and how many are critical, major, warn, ok, few (too few samples) and none (no outcomes)',
+  required: ['channels', 'critical', 'major', 'warn', 'ok', 'few', 'none'],
+  properties: {
+    channels: stateCount, critical: stateCount, major: stateCount, warn: stateCount, ok: stateCount, few: stateCount, none: stateCount,
+  },
+} as const;
+
 export const channelListSchema = {
-  summary: 'Every channel with its rates for the configured windows, a page at a time',
+  summary: 'Every channel with its rates for the configured windows, a page at a time past a size',
   description:
-    'Served from the health snapshot (refreshed once a second). While the store cannot be read: the last snapshot, `stale: true`, every rate flagged stale, and `storeUnreachableSince`. `sort=worst` puts the lowest success rate in the ranking window first; `search` keeps channels whose name contains it; at most 1,000 a page, `total` says how many match.',
+    'Served from the health snapshot (refreshed once a second). Up to `pageChannels` channels (200 by default) the answer holds ' +
+    'every channel by name. Past it the default is the worst `pageChannels` first: by state (the grade of the shortest window ' +
+    'with enough samples, then few samples, then no outcomes), then by that rate, lowest first, then by name. `sort` and ' +
+    '`limit` (at most 1,000) override the defaults; `search` keeps channels whose name contains it (any case); `offset` pages ' +
+    'on. `total` says how many match; an answer that leaves channels out adds `summary` (every channel by state) and, when ' +
+    'more match, `nextOffset`. While the store cannot be read: the last snapshot, `stale: true`, every rate flagged ' +
+    'stale, and `storeUnreachableSince`.',
   querystring: {
     type: 'object',
     additionalProperties: false,
     properties: {
-      sort: { type: 'string', enum: ['name', 'worst'], default: 'name' },
-      search: { type: 'string', maxLength: 64 },
+      sort: { type: 'string', enum: ['name', 'worst'], description: 'default: name up to pageChannels channels, worst past it' },
+      search: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$', description: 'part of a channel name, any case' },
       offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
-      limit: { type: 'integer', minimum: 1, maximum: 1_000, default: 1_000 },
+      limit: { type: 'integer', minimum: 1, maximum: 1_000, description: 'default: 1,000 up to pageChannels channels, pageChannels past it' },
     },
   },
   response: {
@@ -34,8 +52,10 @@ export const channelListSchema = {
         stale: { type: 'boolean' },
         /** Epoch ms the store became unreachable, while it is. */
         storeUnreachableSince: { type: 'integer' },
-        total: { type: 'integer' },
+        total: { type: 'integer', description: 'channels matching the search (all of them without one)' },
         offset: { type: 'integer' },
+        nextOffset: { type: 'integer', description: 'the offset of the next page, when more channels match' },
+        summary: stateSummarySchema,
         thresholds: {
           type: 'object',
           properties: {
@@ -104,6 +124,18 @@ export const failuresRouteSchema = {
   },
 } as const;
 
+const minuteSchema = {
+  type: 'object',
+  required: ['minute', 'success', 'failure', 'started', 'rate'],
+  properties: {
+    minute: { type: 'integer', description: 'start of the minute, epoch ms' },
+    success: { type: 'integer' },
+    failure: { type: 'integer' },
+    started: { type: 'integer' },
+    rate: { type: ['number', 'null'] },
+  },
+} as const;
+
 export const historyRouteSchema = {
   summary: "A channel's per-minute snapshots from the history store",
   description: '`from` and `to` are epoch ms or ISO 8601 dates; default: the last hour. At most 31 days.',
@@ -121,18 +153,45 @@ export const historyRouteSchema = {
         channel: { type: 'string' },
         from: { type: 'integer' },
         to: { type: 'integer' },
-        minutes: {
+        minutes: { type: 'array', items: minuteSchema },
+      },
+    },
+    ...errorResponses,
+  },
+} as const;
+
+/** Channels one multi-channel history read may name: the page the dashboard shows. */
+export const maxHistoryChannels = 200;
+
+export const channelsHistoryRouteSchema = {
+  summary: 'Per-minute snapshots of several channels in one request',
+  description:
+    `\`channels\` is a comma-separated list of at most ${maxHistoryChannels} channel ids; \`from\` and \`to\` are epoch ms or ` +
+    'ISO 8601 dates (default: the last hour), at most 6 hours apart. Every channel asked for is in the answer, in the order ' +
+    'asked, with no minutes when the history holds none.',
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['channels'],
+    properties: {
+      channels: { type: 'string', minLength: 1, maxLength: maxHistoryChannels * 65 },
+      from: { type: 'string', maxLength: 40 },
+      to: { type: 'string', maxLength: 40 },
+    },
+  },
+  response: {
+    200: {
+      type: 'object',
+      required: ['from', 'to', 'channels'],
+      properties: {
+        from: { type: 'integer' },
+        to: { type: 'integer' },
+        channels: {
           type: 'array',
           items: {
             type: 'object',
-            required: ['minute', 'success', 'failure', 'started', 'rate'],
-            properties: {
-              minute: { type: 'integer', description: 'start of the minute, epoch ms' },
-              success: { type: 'integer' },
-              failure: { type: 'integer' },
-              started: { type: 'integer' },
-              rate: { type: ['number', 'null'] },
-            },
+            required: ['channel', 'minutes'],
+            properties: { channel: { type: 'string' }, minutes: { type: 'array', items: minuteSchema } },
           },
         },
       },

@@ -6,15 +6,13 @@ import type { HistoryStore } from '../../history/index.js';
 import type { SuccessRates, Rate } from '../../types.js';
 import { StoreUnavailableError } from '../../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
-import { channelPage, type PageQuery } from './channelPages.js';
+import type { ChannelPages, PageQuery } from './channelPages.js';
 import type { ServiceThresholds } from '../configLevels.js';
 import { outageError, staleSnapshot, storeUnreachableSince } from './degradedReads.js';
+import { historyRange, minuteWithRate } from './historyQuery.js';
 import { channelListSchema, failuresRouteSchema, historyRouteSchema, rateRouteSchema } from './channelSchemas.js';
 
-const maxHistoryMs = 31 * 24 * 3600_000;
-// 9999-12-31T23:59:59.999Z: the last instant an ISO 8601 date with a four-digit year can name. Past it a
-// Date cannot be built (1e17 ms) or the database refuses the timestamp, which surfaced as a 500.
-const latestTimeMs = 253_402_300_799_999;
+const maxHistorySpan = { ms: 31 * 24 * 3600_000, text: '31 days' };
 // The HTTP API's dimension names start with a letter (the Outcome schema's rule), which also keeps
 // `__proto__` and `constructor` from being read as dimensions.
 const queryDimNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
@@ -27,6 +25,7 @@ export interface ChannelRoutesOptions {
   history: Pick<HistoryStore, 'minutes'>;
   clock: Clock;
   thresholds: ServiceThresholds;
+  pages: ChannelPages;
   /** Seen within the dedup horizon (no store call); absent: every name is answered. */
   knowsChannel?: (channel: string) => boolean;
 }
@@ -47,18 +46,6 @@ function parseDims(text: string | undefined): Record<string, string> | undefined
     dims[name] = pair.slice(at + 1);
   }
   return dims;
-}
-
-/** History bounds: epoch ms or an ISO 8601 date, between 1970 and the year 9999. */
-function parseTime(text: string | undefined, field: string): number | undefined {
-  if (text === undefined) return undefined;
-  const fail = (reason: string) => new ValidationError([{ index: 0, field: `querystring.${field}`, reason }]);
-  const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  if (!Number.isFinite(ms)) throw fail('must be epoch milliseconds or an ISO 8601 date');
-  // Digits past 2^53 would be rounded to another instant without a word.
-  if (!Number.isSafeInteger(ms)) throw fail('must be a safe integer of epoch milliseconds');
-  if (ms < 0 || ms > latestTimeMs) throw fail(`must lie between 0 (1970) and ${latestTimeMs} (9999-12-31)`);
-  return ms;
 }
 
 /** The snapshot if it is at most one interval old, else a refresh (joined by every concurrent reader). */
@@ -93,14 +80,11 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
         if (!(err instanceof StoreUnavailableError)) throw err;
         return undefined;
       });
-      if (snapshot) {
-        const page = channelPage(snapshot.channels.values(), request.query, defaultWindow, pulse.windows);
-        return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, stale: false, ...page };
-      }
+      if (snapshot) return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, stale: false, ...options.pages.page(snapshot, request.query) };
       // The store cannot be read: the last values a dashboard saw beat a blank page, flagged so nobody acts on them.
       const stale = staleSnapshot(snapshots.latest());
-      const page = channelPage(stale.channels.values(), request.query, defaultWindow, pulse.windows);
       const since = storeUnreachableSince(snapshots);
+      const page = options.pages.page(stale, request.query);
       return { windows: pulse.windows, thresholds, asOf: stale.asOf, stale: true, ...(since === undefined ? {} : { storeUnreachableSince: since }), ...page };
     },
   );
@@ -141,21 +125,9 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
     { schema: historyRouteSchema },
     async (request) => {
       const { channel } = request.params as { channel: string };
-      const query = request.query as { from?: string; to?: string };
-      const to = parseTime(query.to, 'to') ?? clock.now();
-      const from = parseTime(query.from, 'from') ?? to - 3600_000;
-      if (from > to) throw new ValidationError([{ index: 0, field: 'querystring.from', reason: 'must not be after to' }]);
-      if (to - from > maxHistoryMs) throw new ValidationError([{ index: 0, field: 'querystring', reason: 'range must be at most 31 days' }]);
+      const { from, to } = historyRange(request.query as { from?: string; to?: string }, clock.now(), maxHistorySpan);
       const minutes = await history.minutes(channel, { from, to });
-      return {
-        channel,
-        from,
-        to,
-        minutes: minutes.map((m) => {
-          const terminal = m.success + m.failure;
-          return { ...m, rate: terminal === 0 ? null : m.success / terminal };
-        }),
-      };
+      return { channel, from, to, minutes: minutes.map(minuteWithRate) };
     },
   );
 }

@@ -59,7 +59,9 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
       schema: {
         summary: 'Live events (server-sent events)',
         description:
-          'Events: `rates` ({ asOf, rates: Rate[] }, every channel × every configured window, at least every second); ' +
+          'Events: `rates` ({ asOf, rates: Rate[], channels, truncated, summary? }, at least every second): every configured window ' +
+          'of every channel, worst channel first; past `pageChannels` channels only the worst that many, `truncated: true` and ' +
+          '`summary` (every channel by state; search the rest with GET /v1/channels); ' +
           '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds; ' +
           '`store` ({ reachable: false, since, reason } or { reachable: true, asOf }) when the store stops or starts answering the snapshot. ' +
           'Later issues add `alert` and `breaker`. Every event has an `id:`; reconnect with Last-Event-ID (or ?lastEventId=) to replay.',

@@ -8,3 +8,8 @@ export type CoordinationKind = 'alert' | 'breaker' | 'probes' | 'mute';
 export function coordinationKey(namespace: string, channel: string, kind: CoordinationKind, scope = ''): string {
   return `${slotPrefix(namespace, channel)}co:${kind}:${scope}`;
 }
+
+/** The routing experiment's fleet-wide arm counts: one key for the namespace, in a slot of its own. */
+export function experimentKey(namespace: string): string {
+  return `${slotPrefix(namespace, 'routing')}co:experiment`;
+}

@@ -14,52 +14,52 @@ const remainingMs = `GREATEST(0, extract(epoch FROM expires_at - now()) * 1000):
 /** A race lost to a row that then expired or went: try again, a few times at most. */
 const maxAttempts = 5;
 
+async function beginIdempotent(db: SqlClient, key: string, token: string, fingerprint: string, processingMs: number): Promise<BeginIdempotentReply> {
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const acquired = await db.query(
+      `INSERT INTO kit_idempotency (key, state, owner, fingerprint, expires_at) VALUES ($1, 'processing', $2, $3, now() + ${ms(4)})
+       ON CONFLICT (key) DO UPDATE
+          SET state = 'processing', owner = EXCLUDED.owner, fingerprint = EXCLUDED.fingerprint, result = '', expires_at = EXCLUDED.expires_at
+        WHERE kit_idempotency.expires_at <= now()
+       RETURNING 1`,
+      [key, token, fingerprint, processingMs],
+    );
+    if (acquired.length > 0) return { state: 'acquired' };
+    const [mark] = await db.query<{ state: string; fingerprint: string; result: string; ttl_ms: number }>(
+      `SELECT state, fingerprint, result, ${remainingMs} AS ttl_ms FROM kit_idempotency WHERE key = $1 AND expires_at > now()`,
+      [key],
+    );
+    if (!mark) continue;
+    if (fingerprint !== '' && mark.fingerprint !== '' && mark.fingerprint !== fingerprint) return { state: 'mismatch' };
+    if (mark.state === 'done') return { state: 'done', result: mark.result };
+    return { state: 'processing', retryAfterMs: Math.max(1, Math.ceil(Number(mark.ttl_ms))) };
+  }
+  return { state: 'processing', retryAfterMs: 1 };
+}
+
+async function acquireLock(db: SqlClient, keys: LockKeys, token: string, ttlMs: number, nowMs: number): Promise<AcquireLockReply> {
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const [won] = await db.query<{ fence: string }>(
+      `INSERT INTO kit_locks (resource, owner, fence, expires_at) VALUES ($1, $2, $3::bigint, now() + ${ms(4)})
+       ON CONFLICT (resource) DO UPDATE
+          SET owner = EXCLUDED.owner, fence = GREATEST(kit_locks.fence + 1, EXCLUDED.fence), expires_at = EXCLUDED.expires_at
+        WHERE kit_locks.owner IS NULL OR kit_locks.expires_at <= now()
+       RETURNING fence::text AS fence`,
+      [keys.lock, token, String(Math.floor(nowMs) * 1000), ttlMs],
+    );
+    if (won) return { acquired: true, fence: Number(won.fence) };
+    const [held] = await db.query<{ ttl_ms: number }>(
+      `SELECT ${remainingMs} AS ttl_ms FROM kit_locks WHERE resource = $1 AND owner IS NOT NULL AND expires_at > now()`,
+      [keys.lock],
+    );
+    if (held) return { acquired: false, retryAfterMs: Math.max(1, Math.ceil(Number(held.ttl_ms))) };
+  }
+  return { acquired: false, retryAfterMs: 1 };
+}
+
 export function createPostgresKitFallback(db: SqlClient): KitFallback {
-  async function beginIdempotent(key: string, token: string, fingerprint: string, processingMs: number): Promise<BeginIdempotentReply> {
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
-      const acquired = await db.query(
-        `INSERT INTO kit_idempotency (key, state, owner, fingerprint, expires_at) VALUES ($1, 'processing', $2, $3, now() + ${ms(4)})
-         ON CONFLICT (key) DO UPDATE
-            SET state = 'processing', owner = EXCLUDED.owner, fingerprint = EXCLUDED.fingerprint, result = '', expires_at = EXCLUDED.expires_at
-          WHERE kit_idempotency.expires_at <= now()
-         RETURNING 1`,
-        [key, token, fingerprint, processingMs],
-      );
-      if (acquired.length > 0) return { state: 'acquired' };
-      const [mark] = await db.query<{ state: string; fingerprint: string; result: string; ttl_ms: number }>(
-        `SELECT state, fingerprint, result, ${remainingMs} AS ttl_ms FROM kit_idempotency WHERE key = $1 AND expires_at > now()`,
-        [key],
-      );
-      if (!mark) continue;
-      if (fingerprint !== '' && mark.fingerprint !== '' && mark.fingerprint !== fingerprint) return { state: 'mismatch' };
-      if (mark.state === 'done') return { state: 'done', result: mark.result };
-      return { state: 'processing', retryAfterMs: Math.max(1, Math.ceil(Number(mark.ttl_ms))) };
-    }
-    return { state: 'processing', retryAfterMs: 1 };
-  }
-
-  async function acquireLock(keys: LockKeys, token: string, ttlMs: number, nowMs: number): Promise<AcquireLockReply> {
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
-      const [won] = await db.query<{ fence: string }>(
-        `INSERT INTO kit_locks (resource, owner, fence, expires_at) VALUES ($1, $2, $3::bigint, now() + ${ms(4)})
-         ON CONFLICT (resource) DO UPDATE
-            SET owner = EXCLUDED.owner, fence = GREATEST(kit_locks.fence + 1, EXCLUDED.fence), expires_at = EXCLUDED.expires_at
-          WHERE kit_locks.owner IS NULL OR kit_locks.expires_at <= now()
-         RETURNING fence::text AS fence`,
-        [keys.lock, token, String(Math.floor(nowMs) * 1000), ttlMs],
-      );
-      if (won) return { acquired: true, fence: Number(won.fence) };
-      const [held] = await db.query<{ ttl_ms: number }>(
-        `SELECT ${remainingMs} AS ttl_ms FROM kit_locks WHERE resource = $1 AND owner IS NOT NULL AND expires_at > now()`,
-        [keys.lock],
-      );
-      if (held) return { acquired: false, retryAfterMs: Math.max(1, Math.ceil(Number(held.ttl_ms))) };
-    }
-    return { acquired: false, retryAfterMs: 1 };
-  }
-
   return {
-    beginIdempotent,
+    beginIdempotent: (key, token, fingerprint, processingMs) => beginIdempotent(db, key, token, fingerprint, processingMs),
     async completeIdempotent(key, token, fingerprint, result, ttlMs) {
       const rows = await db.query(
         `INSERT INTO kit_idempotency (key, state, owner, fingerprint, result, expires_at) VALUES ($1, 'done', $2, $3, $4, now() + ${ms(5)})
@@ -78,7 +78,7 @@ export function createPostgresKitFallback(db: SqlClient): KitFallback {
       );
       return rows.length > 0;
     },
-    acquireLock,
+    acquireLock: (keys, token, ttlMs, nowMs) => acquireLock(db, keys, token, ttlMs, nowMs),
     async releaseLock(keys, token) {
       const rows = await db.query(
         `UPDATE kit_locks SET owner = NULL, expires_at = now() WHERE resource = $1 AND owner = $2 AND expires_at > now() RETURNING 1`,

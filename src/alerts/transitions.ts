@@ -1,0 +1,106 @@
+// One alert target's step in one evaluation: the compare-and-set of its state, and, for the instance whose
+// write won, the notification of its transition with the evidence gathered then.
+import type { CoordinationStore, SharedState } from '../store/ports/coordination.js';
+import type { PulseLogger } from '../types.js';
+import { levelOf } from './decision.js';
+import { gatherEvidence, type FailuresReader } from './evidence.js';
+import { dashboardLink, emptyEvidence, type ActiveAlert, type AlertIdentity, type AlertNotification, type Evidence } from './notification.js';
+import type { AlertRules } from './rules.js';
+import { parseState, stepAlert, type AlertState, type Step } from './state.js';
+import type { Target } from './targets.js';
+
+export interface StepContext {
+  rules: AlertRules;
+  coordination: CoordinationStore;
+  stateTtlMs: number;
+  failures?: FailuresReader;
+  logger?: PulseLogger;
+  /** Counts a failed state write (the evaluator's status). */
+  onStoreError(): void;
+}
+
+export interface TargetStep {
+  /** The alert as every instance shows it after this step, or null when it is not active. */
+  shown: ActiveAlert | null;
+  /** Set only on the instance whose write won a transition. */
+  notification?: AlertNotification;
+}
+
+function identityOf(t: Target): AlertIdentity {
+  const { key: _key, observation: _o, health: _h, window: _w, ...identity } = t;
+  return identity;
+}
+
+function mutedFields(mute: number | null, nowMs: number): { muted: boolean; mutedUntil?: number } {
+  return mute !== null && mute > nowMs ? { muted: true, mutedUntil: mute } : { muted: false };
+}
+
+function activeOf(rules: AlertRules, t: Target, state: AlertState, mute: number | null, nowMs: number): ActiveAlert | null {
+  const level = levelOf(state.rank);
+  if (!level || state.since === null) return null;
+  return {
+    ...identityOf(t),
+    level,
+    since: state.since,
+    levelSince: state.levelSince ?? state.since,
+    rate: state.basis ?? null,
+    window: t.window,
+    evidence: (state.evidence as Evidence | undefined) ?? emptyEvidence,
+    ...mutedFields(mute, nowMs),
+    dashboardUrl: dashboardLink(rules.dashboardUrl, t.channel),
+  };
+}
+
+async function announce(ctx: StepContext, t: Target, step: Step, previous: AlertState, version: number, mute: number | null, nowMs: number): Promise<{ notification: AlertNotification; state: AlertState }> {
+  const { rules } = ctx;
+  let state = step.state;
+  const transition = step.transition!;
+  if ((transition === 'firing' || transition === 'escalated') && t.rule !== 'silent') {
+    const evidence = await gatherEvidence(ctx.failures, t.health, t.channel, t.window, rules.silent.enabled ? rules.silent.baseline : undefined);
+    state = { ...state, evidence };
+    // The evidence rides on the state so every instance's `active()` shows it; losing this write to the
+    // next evaluation's step only loses the evidence there, never the transition.
+    await ctx.coordination.compareAndSetState(t.key, version, JSON.stringify(state), ctx.stateTtlMs).catch(() => undefined);
+  }
+  const notification: AlertNotification = {
+    ...identityOf(t),
+    transition,
+    level: levelOf(state.rank) ?? levelOf(previous.rank)!,
+    previousLevel: levelOf(previous.rank),
+    rate: state.basis ?? null,
+    window: t.window,
+    since: previous.since ?? state.since ?? nowMs,
+    at: nowMs,
+    dashboardUrl: dashboardLink(rules.dashboardUrl, t.channel),
+    evidence: (state.evidence as Evidence | undefined) ?? (previous.evidence as Evidence | undefined) ?? emptyEvidence,
+    ...mutedFields(mute, nowMs),
+  };
+  return { notification, state };
+}
+
+/** Steps one target from its stored state; a lost compare-and-set shows the winner's state instead. */
+export async function stepTarget(ctx: StepContext, t: Target, current: SharedState | null, mute: number | null, nowMs: number, slot: number): Promise<TargetStep> {
+  const previous = parseState(current?.value);
+  const step = stepAlert(previous, t.observation, { nowMs, slot, muted: mute !== null && mute > nowMs }, ctx.rules);
+  let shown = previous;
+  let notification: AlertNotification | undefined;
+  if (step.changed) {
+    try {
+      const reply = await ctx.coordination.compareAndSetState(t.key, current?.version ?? 0, JSON.stringify(step.state), ctx.stateTtlMs);
+      if (reply.written) {
+        shown = step.state;
+        if (step.transition) {
+          const announced = await announce(ctx, t, step, previous, reply.version, mute, nowMs);
+          notification = announced.notification;
+          shown = announced.state;
+        }
+      } else if (reply.current) {
+        shown = parseState(reply.current.value);
+      }
+    } catch (err) {
+      ctx.onStoreError();
+      ctx.logger?.warn({ err: (err as Error).message, alert: t.id }, 'paypulse: alert state write failed');
+    }
+  }
+  return { shown: activeOf(ctx.rules, t, shown, mute, nowMs), ...(notification ? { notification } : {}) };
+}

@@ -1,0 +1,91 @@
+// `paypulse top` against a real service with a token: reads need it, so the CLI sends it (--token or
+// PAYPULSE_TOKEN) and prints the channel rows; without it the error names the URL.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/index.js';
+import { runTop } from '../../src/cli/top.js';
+import { defaultConfig, startService, type RunningService } from '../../src/server/index.js';
+
+const token = 'top-secret-0123456789';
+let service: RunningService;
+
+beforeAll(async () => {
+  service = await startService({ ...defaultConfig, port: 0, logLevel: 'silent', token });
+  const now = Date.now();
+  const outcomes = Array.from({ length: 40 }, (_, i) => ({
+    channel: i % 2 ? 'alipay' : 'bank-x', requestId: `r${i}`, status: i % 5 ? 'success' : 'failure', at: now - i * 10,
+  }));
+  const res = await fetch(`${service.url}/v1/outcomes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ outcomes }),
+  });
+  expect(res.status).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await service?.close();
+});
+
+/** What `paypulse top --once …` prints, run through the command line parser. */
+async function topOutput(args: string[]): Promise<string> {
+  let printed = '';
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    printed += String(chunk);
+    return true;
+  });
+  try {
+    await main(['node', 'paypulse', 'top', '--once', '--target', service.url, ...args]);
+  } finally {
+    write.mockRestore();
+  }
+  return printed;
+}
+
+describe('paypulse top', () => {
+  it('sends --token and prints a row per channel', async () => {
+    const text = await topOutput(['--token', token]);
+    expect(text).toMatch(/^channel/);
+    expect(text).toMatch(/^alipay .*n=20/m);
+    expect(text).toMatch(/^bank-x .*n=20/m);
+  });
+
+  it('takes the token from PAYPULSE_TOKEN', async () => {
+    vi.stubEnv('PAYPULSE_TOKEN', token);
+    try {
+      expect(await topOutput([])).toMatch(/^alipay /m);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('names the URL on a 401, with or without a wrong token', async () => {
+    const url = `${service.url}/v1/channels`;
+    await expect(runTop({ target: service.url, once: true, write: () => undefined })).rejects.toThrow(`${url} answered 401: it needs a token`);
+    await expect(runTop({ target: service.url, token: 'wrong-token-0123456789', once: true, write: () => undefined }))
+      .rejects.toThrow(`${url} answered 401: the token was refused`);
+  });
+});
+
+describe('paypulse top past the page size', () => {
+  let paged: RunningService;
+  beforeAll(async () => {
+    paged = await startService({ ...defaultConfig, port: 0, logLevel: 'silent', pageChannels: 1 });
+    const now = Date.now();
+    // bank-x fails 8 of 10, alipay 1 of 10: bank-x is the worse.
+    const outcomes = Array.from({ length: 20 }, (_, i) => ({
+      channel: i < 10 ? 'alipay' : 'bank-x', requestId: `p${i}`, status: (i < 10 ? i < 1 : i < 18) ? 'failure' : 'success', at: now - i * 10,
+    }));
+    await fetch(`${paged.url}/v1/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcomes }) });
+  }, 60_000);
+  afterAll(async () => {
+    await paged?.close();
+  });
+
+  it('shows the worst channel the service sends and says how many it leaves out', async () => {
+    let text = '';
+    await runTop({ target: paged.url, once: true, write: (chunk) => (text += chunk) });
+    expect(text).toMatch(/^bank-x .*20\.0%/m);
+    expect(text).not.toMatch(/^alipay /m);
+    expect(text).toContain('1 of 2 channels: the worst ones');
+  });
+});

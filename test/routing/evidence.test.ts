@@ -1,0 +1,66 @@
+// A break outlives the window that showed it (real stats engine and health snapshot, memory store, virtual
+// time): once a down channel gets no more traffic its newest window drains, and the older windows — minutes of
+// successes from before, beside a handful of failures — must not win it back the ranking.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Outcome } from '../../src/types.js';
+import { createStack, outcomes, type Stack } from './stack.js';
+
+const stacks: Stack[] = [];
+afterEach(async () => {
+  while (stacks.length) await stacks.pop()!.close();
+});
+
+const card = { method: 'card' };
+const wallet = { method: 'wallet' };
+
+/** An hour of history, one batch a minute from 2 minutes ago back: a at 98 %, b at 85 %. */
+function history(now: number, aDims: Record<string, string>): Outcome[] {
+  const out: Outcome[] = [];
+  for (let m = 2; m <= 59; m++) {
+    out.push(...outcomes('a', 60, 1, now - m * 60_000, { dims: aDims }), ...outcomes('b', 51, 9, now - m * 60_000, { dims: card }));
+  }
+  return out;
+}
+
+function firstFor(s: Stack, dims: Record<string, string>): string {
+  return s.routing.decide({ candidates: ['a', 'b'], dims }).decision.channel;
+}
+
+describe('break memory', () => {
+  it('keeps a channel that went down behind once its newest window has drained', async () => {
+    const s = createStack({ scoring: 'mean', exploration: 0 });
+    stacks.push(s);
+    const start = s.clock.now();
+    await s.record(history(start, card));
+    firstFor(s, card);
+    await s.routing.refresh();
+    expect(firstFor(s, card)).toBe('a');
+    // a goes down: a dozen failures, too few for its breaker (100 calls), enough for the score.
+    await s.record([...outcomes('a', 0, 12, start, { dims: card }), ...outcomes('b', 51, 9, start, { dims: card })]);
+    await s.routing.refresh();
+    expect(firstFor(s, card)).toBe('b');
+    // The router sends nothing more to a; b keeps working. After a minute a's newest window holds nothing.
+    for (let second = 1; second <= 90; second++) {
+      s.clock.advance(1000);
+      if (second % 10 === 0) await s.record(outcomes('b', 9, 1, s.clock.now(), { dims: card }));
+      await s.routing.refresh();
+      expect(firstFor(s, card)).toBe('b');
+    }
+    expect((await s.engine.rate('a', { window: '1m', dims: card })).total).toBe(0);
+    expect(s.routing.breakers.view('a').state).toBe('closed');
+  });
+
+  it('lets a dims series with nothing recent lean on its channel when the channel broke', async () => {
+    const s = createStack({ scoring: 'mean', exploration: 0 });
+    stacks.push(s);
+    const now = s.clock.now();
+    // a's card history is minutes old; what a did in the last minute — wallet payments — all failed.
+    await s.record([...history(now, card), ...outcomes('a', 0, 12, now, { dims: wallet }), ...outcomes('b', 51, 9, now, { dims: card })]);
+    firstFor(s, card);
+    firstFor(s, wallet);
+    await s.routing.refresh();
+    const d = s.routing.decide({ candidates: ['a', 'b'], dims: card }).decision;
+    expect(d.channel).toBe('b');
+    expect(d.ranked.find((r) => r.channel === 'a')!.rate).toBeLessThan(0.6);
+  });
+});
