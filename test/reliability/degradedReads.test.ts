@@ -44,7 +44,7 @@ describe('reads while the store is down', () => {
     expect(posted.status).toBe(200);
     await eventually(async () => (await getJson('/v1/channels')).body.channels?.[0]?.rates['1m']?.total === 10, 10_000);
     const live = await getJson('/v1/channels');
-    expect(live.body).toMatchObject({ stale: false });
+    expect(live.body.stale).toBeUndefined();
     expect(live.body.storeUnreachableSince).toBeUndefined();
 
     const killedAt = Date.now();
@@ -64,7 +64,7 @@ describe('reads while the store is down', () => {
 
     // Back, empty (a killed Redis without persistence): the answer is live again, whatever it now holds.
     await redis.start();
-    await eventually(async () => (await getJson('/v1/channels')).body.stale === false, 20_000);
+    await eventually(async () => (await getJson('/v1/channels')).body.stale === undefined, 20_000);
     const back = await getJson('/v1/channels');
     expect(back.body.storeUnreachableSince).toBeUndefined();
     expect((await getJson('/v1/channels/alipay/failures?window=5m')).status).toBe(200);

@@ -48,7 +48,7 @@ export const channelListSchema = {
       properties: {
         windows: { type: 'array', items: { type: 'string' } },
         asOf: { type: 'integer' },
-        /** The store cannot be read: the channels are the last snapshot, every rate flagged stale. */
+        /** Present (true) only while the store cannot be read: the channels are the last snapshot, every rate flagged stale. */
         stale: { type: 'boolean' },
         /** Epoch ms the store became unreachable, while it is. */
         storeUnreachableSince: { type: 'integer' },

@@ -80,7 +80,7 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
         if (!(err instanceof StoreUnavailableError)) throw err;
         return undefined;
       });
-      if (snapshot) return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, stale: false, ...options.pages.page(snapshot, request.query) };
+      if (snapshot) return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, ...options.pages.page(snapshot, request.query) };
       // The store cannot be read: the last values a dashboard saw beat a blank page, flagged so nobody acts on them.
       const stale = staleSnapshot(snapshots.latest());
       const since = storeUnreachableSince(snapshots);
