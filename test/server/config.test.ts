@@ -112,6 +112,13 @@ describe('isLoopback', () => {
   });
 });
 
+describe('redisUrl', () => {
+  it('takes a Sentinel URL, which the library resolves to the current primary', () => {
+    const url = 'redis+sentinel://127.0.0.1:26379,127.0.0.1:26380/mymaster';
+    expect(loadConfig({ env: { REDIS_URL: url } }).redisUrl).toBe(url);
+  });
+});
+
 describe('dimensions and thresholds', () => {
   it('reads dimension sets from the file and from PAYPULSE_DIMENSIONS, naming a bad name where it came from', () => {
     const yaml = file('dims.yaml', 'dimensions: [[method], [method, currency]]\n');
