@@ -57,8 +57,8 @@ export class ValidationError extends PayPulseError {
 }
 
 export class StoreUnavailableError extends PayPulseError {
-  constructor(cause: unknown) {
-    super('PP_ERR_STORE_UNAVAILABLE', `store unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
+  constructor(cause: unknown, details?: unknown) {
+    super('PP_ERR_STORE_UNAVAILABLE', `store unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, details);
     this.name = 'StoreUnavailableError';
   }
 }

@@ -26,6 +26,7 @@ import { RedisConnection } from './store/redis/connection.js';
 import { RedisCoordinationStore } from './store/redis/coordination.js';
 import { RedisKitStore } from './store/redis/kit/index.js';
 import { RedisStatsStore } from './store/redis/statsStore.js';
+import { RedisServerHealthReader, startServerHealthSampler, type ServerHealthSampler } from './store/redis/serverHealth.js';
 import { planRouting, startRouting, type BreakerHandle, type Routing } from './routing/index.js';
 import type { RouteDecision, RouteRequest } from './routing/types.js';
 import type {
@@ -54,6 +55,8 @@ export interface PulseParts {
   alerts?: Alerts;
   /** The dims series seen by this process, for the snapshot's per-dimension series. */
   knownSeries?: KnownSeries;
+  /** The Redis server's INFO, sampled periodically; absent on the embedded store. */
+  storeServer?: ServerHealthSampler;
 }
 
 /**
@@ -69,6 +72,8 @@ export class Pulse implements SuccessRates {
   readonly recency: Kit['recency'];
   /** Graded alerts on the health snapshot (`createPulse({ alerts })`); `alerts.active()` lists the firing ones. */
   readonly alerts: Alerts | undefined;
+  /** Redis's memory, clients, slow log, replication lag and hit rate (docs/storage.md); absent on the embedded store. */
+  readonly storeServer: ServerHealthSampler | undefined;
   private readonly knownSeries: KnownSeries | undefined;
   readonly snapshotIntervalMs = snapshotIntervalMs;
 
@@ -87,6 +92,7 @@ export class Pulse implements SuccessRates {
     parts: PulseParts = {},
   ) {
     this.alerts = parts.alerts;
+    this.storeServer = parts.storeServer;
     this.knownSeries = parts.knownSeries;
     this.windows = engine.windows;
     this.lock = kit.lock;
@@ -163,6 +169,11 @@ export class Pulse implements SuccessRates {
     return observeStoreCall(this.observer, 'channels', () => this.engine.channels());
   }
 
+  /** Seen within the dedup horizon: recorded by this process, or listed by the store at a health snapshot (no store call). */
+  knowsChannel(channel: string): boolean {
+    return this.engine.knowsChannel(channel);
+  }
+
   storeEpoch(): Promise<StoreEpochInfo> {
     return this.engine.storeEpoch();
   }
@@ -193,6 +204,7 @@ interface Stores {
   coordination: CoordinationStore;
   /** "waiting for Redis at … since …" and the like; absent for the embedded store. */
   describe?: () => string;
+  storeServer?: ServerHealthSampler;
   close(): Promise<void>;
 }
 
@@ -212,12 +224,15 @@ async function openStores(options: PulseOptions, settings: ResolvedSettings, deg
   });
   const redisKit = new RedisKitStore(redis);
   const kit = new DegradingKitStore(redisKit, options.kitFallback, degradation);
+  const storeServer = startServerHealthSampler(new RedisServerHealthReader(redis));
   return {
+    storeServer,
     stats: new RedisStatsStore(redis, settings),
     kit,
     coordination: new RedisCoordinationStore(redis),
     describe: () => redis.describe(),
     close: async () => {
+      storeServer.stop();
       await kit.close();
       await redis.close();
     },
@@ -279,5 +294,5 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
         ...(observer.onAlertNotification ? { onResult: observer.onAlertNotification.bind(observer) } : {}),
       })
     : undefined;
-  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing, stores.describe, { alerts, knownSeries });
+  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer });
 }

@@ -5,6 +5,7 @@ import { AlertsPanel, fetchAlerts, markerText } from './alerts.js';
 import { fetchBreakers, fetchChannels, openStream } from './api.js';
 import { ChannelView } from './channelView.js';
 import { RateChart } from './chart.js';
+import { StoreBanner } from './storeBanner.js';
 import { FailuresPanel } from './drilldown.js';
 import { ago, windowSeconds } from './format.js';
 import { RatesTable } from './table.js';
@@ -57,6 +58,8 @@ async function main() {
   // Started/pending are shown for one window; 5 m spans the default pending timeout, so it is the natural one.
   const countsWindow = windows.includes('5m') ? '5m' : shortest;
 
+  const storeBanner = new StoreBanner($('store-banner'));
+  storeBanner.fromChannels(initial);
   const chart = new RateChart($('chart'), { thresholds: initial.thresholds });
   $('chart-hint').textContent = `last hour · per-minute history, then live ${shortest} window · dashed: alert thresholds`;
 
@@ -119,8 +122,7 @@ async function main() {
     view.showStreamPage(byChannel(data.rates), data.summary, data.asOf);
     chart.live(data.asOf, data.rates.filter((r) => r.window === shortest && !r.dims));
     drilldown.onRates(data.rates, data.asOf);
-    const stale = data.rates.some((r) => r.stale);
-    showBanner(stale ? 'The store is unreachable: showing the last known values.' : null);
+    storeBanner.fromRates(data.rates);
   };
 
   const connection = $('connection');
@@ -132,7 +134,7 @@ async function main() {
     .catch(() => undefined);
 
   // EventSource drops named events nobody listens to, so `gap` passes by harmlessly.
-  openStream(['rates', 'breaker', 'alert'], {
+  openStream(['rates', 'breaker', 'alert', 'store'], {
     onState: (state) => {
       if (state === 'live' && previousState === 'reconnecting') refillHistory = true;
       previousState = state;
@@ -143,6 +145,7 @@ async function main() {
       if (type === 'rates' && Array.isArray(data?.rates)) onRates(data);
       if (type === 'breaker' && data?.channel) table.setBreaker(data);
       if (type === 'alert' && data?.channel) onAlert(data);
+      if (type === 'store') storeBanner.fromEvent(data);
     },
   });
 

@@ -38,6 +38,11 @@ export function severity(rate, thresholds) {
   return 'ok';
 }
 
+/** The levels a channel is graded by: its own (`thresholds.channels`) when configured, else the defaults. */
+export function levelsOf(thresholds, channel) {
+  return thresholds.channels?.[channel] ?? thresholds;
+}
+
 export const severityLabel = {
   ok: 'OK',
   warn: 'Warn',

@@ -1,6 +1,6 @@
 // The table of current rates: one row per channel, one cell per window. Rows are kept and updated in
 // place, not re-rendered, so a focused channel button (keyboard users) survives the per-second updates.
-import { count, interval, percent, severity, severityLabel } from './format.js';
+import { count, interval, levelsOf, percent, severity, severityLabel } from './format.js';
 
 export class RatesTable {
   /**
@@ -102,7 +102,8 @@ export class RatesTable {
   }
 
   fillRow(row, rates) {
-    const { windows, thresholds, countsWindow } = this.config;
+    const { windows, countsWindow } = this.config;
+    const thresholds = levelsOf(this.config.thresholds, row.element.dataset.channel);
     windows.forEach((w, i) => fillRateCell(row.rateCells[i], rates[w], thresholds));
     const counts = rates[countsWindow];
     row.started.textContent = counts ? `${count(counts.started)} · ${count(counts.pending)}` : '—';
@@ -145,7 +146,7 @@ export function channelState(rates, windows, thresholds) {
 /** Channels per state, the shape of the server's `summary`. */
 export function countStates(channels, windows, thresholds) {
   const counts = { channels: channels.length, critical: 0, major: 0, warn: 0, ok: 0, few: 0, none: 0 };
-  for (const { rates } of channels) counts[channelState(rates, windows, thresholds).state] += 1;
+  for (const { channel, rates } of channels) counts[channelState(rates, windows, levelsOf(thresholds, channel)).state] += 1;
   return counts;
 }
 

@@ -109,6 +109,27 @@ function burnAlerts(rules: AlertRules, exposed: Set<string>): AlertingRule[] {
   }));
 }
 
+/**
+ * The Redis server's health (paypulse_redis_* gauges, sampled from INFO; docs/storage.md): alert before Redis
+ * evicts or refuses writes, before clients are refused, and when it slows or its replicas fall behind. Every
+ * instance reports the same server, so `max` across them.
+ */
+export function redisHealthAlerts(): AlertingRule[] {
+  const alert = (name: string, expr: string, severity: Level, summary: string): AlertingRule => ({
+    alert: name,
+    expr,
+    labels: { severity, rule: 'redis' },
+    annotations: { summary },
+  });
+  return [
+    alert('PayPulseRedisMemoryHigh', 'max(paypulse_redis_memory_used_ratio) > 0.9', 'critical', 'Redis uses {{ $value | humanizePercentage }} of maxmemory (> 90 %)'),
+    alert('PayPulseRedisMemoryHigh', 'max(paypulse_redis_memory_used_ratio) > 0.8', 'warn', 'Redis uses {{ $value | humanizePercentage }} of maxmemory (> 80 %)'),
+    alert('PayPulseRedisClientsHigh', 'max(paypulse_redis_clients_ratio) > 0.8', 'warn', 'Redis has {{ $value | humanizePercentage }} of maxclients connected (> 80 %)'),
+    alert('PayPulseRedisSlowCommands', 'max(paypulse_redis_slow_commands_per_minute) > 10', 'warn', 'Redis logs {{ $value }} slow commands a minute (> 10)'),
+    alert('PayPulseRedisReplicationLag', 'max(paypulse_redis_replication_lag_seconds) > 1', 'major', 'a Redis replica lags {{ $value }} s behind its primary (> 1 s)'),
+  ];
+}
+
 export interface PromRulesOptions {
   /** The windows the service exposes in /metrics (its `windows` setting). */
   windows: string[];
@@ -126,6 +147,7 @@ export function promRules(rules: AlertRules, options: PromRulesOptions) {
     groups: [
       { name: 'paypulse-recording', rules: [...gaugeWindows.flatMap((w) => windowRecords(w, rules.confidenceZ)), ...counterWindows.flatMap(counterRecords)] },
       { name: 'paypulse-alerts', rules: [...[...levels].reverse().flatMap((level) => levelAlerts(rules, level)), ...silentAlert(rules), ...burnAlerts(rules, exposed)] },
+      { name: 'paypulse-redis', rules: redisHealthAlerts() },
     ],
   };
 }

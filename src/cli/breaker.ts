@@ -1,6 +1,7 @@
 // `paypulse breaker <channel> [auto|force-open|force-closed]`: a channel's shared breaker on a running
 // service — its state, mode and since, or a manual override (a write: the token is sent).
 import { breakerModes, type BreakerMode } from '../routing/types.js';
+import { failureText, fetchNamed } from './http.js';
 
 export interface BreakerCommandOptions {
   target: string;
@@ -23,7 +24,7 @@ export async function runBreaker(o: BreakerCommandOptions): Promise<BreakerReply
     throw new Error(`mode must be one of ${breakerModes.join(', ')}, got ${JSON.stringify(o.mode)}`);
   }
   const url = new URL(`/v1/channels/${encodeURIComponent(o.channel)}/breaker`, o.target);
-  const response = await fetch(url, {
+  const response = await fetchNamed(url, {
     method: o.mode ? 'PUT' : 'GET',
     headers: {
       accept: 'application/json',
@@ -32,8 +33,8 @@ export async function runBreaker(o: BreakerCommandOptions): Promise<BreakerReply
     },
     body: o.mode ? JSON.stringify({ mode: o.mode }) : undefined,
   });
-  const body = (await response.json()) as BreakerReply & { error?: { code: string; message: string } };
-  if (!response.ok) throw new Error(`${response.status} ${body.error?.code ?? ''}: ${body.error?.message ?? response.statusText}`);
+  if (!response.ok) throw new Error(await failureText(url, response));
+  const body = (await response.json()) as BreakerReply;
   const since = body.since ? new Date(body.since).toISOString() : 'never changed';
   (o.write ?? ((line) => process.stdout.write(`${line}\n`)))(`${body.channel}: ${body.state} (mode ${body.mode}, since ${since})`);
   return body;

@@ -1,6 +1,5 @@
 // What the `paypulse` CLI calls for serve, demo and simulate: configuration loading, the URL line, and
 // signal handling (SIGINT/SIGTERM → graceful close; a second signal exits at once).
-import { pino } from 'pino';
 import { loadConfig, type LoadConfigOptions } from '../server/config.js';
 import { startDemo, type DemoOptions, type RunningDemo } from './demo.js';
 import { startFeed, type Feed, type TrafficSource } from './feed.js';
@@ -49,17 +48,51 @@ export async function demoCommand(options: LoadConfigOptions & DemoOptions): Pro
   return demo;
 }
 
-/** `paypulse simulate --target URL [--token T]`: sends the simulator's traffic to a running service until stopped. */
-export function simulateCommand(options: { target: string; token?: string; traffic: TrafficSource; tickMs?: number }): Feed {
+export interface SimulateOptions {
+  target: string;
+  token?: string;
+  traffic: TrafficSource;
+  tickMs?: number;
+  /** How often a progress line is printed; default 10 s. */
+  progressEveryMs?: number;
+  /** Where the lines go; stdout by default. */
+  write?: (line: string) => void;
+}
+
+const counted = new Intl.NumberFormat('en-US');
+
+/**
+ * `paypulse simulate --target URL [--token T]`: sends the simulator's traffic to a running service until
+ * stopped, with one line to start, a progress line every 10 s, and one line when the target goes away and
+ * when it comes back (the feed backs off meanwhile).
+ */
+export function simulateCommand(options: SimulateOptions): Feed {
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const client = createIngestClient({ target: options.target, token: options.token });
-  const logger = pino({ level: 'info', base: { service: 'paypulse-simulate' } });
-  const feed = startFeed({ traffic: options.traffic, sink: client.send, clock: systemClock, tickMs: options.tickMs, logger });
-  const report = setInterval(() => logger.info({ sent: feed.sent, failedBatches: feed.failedBatches }, 'simulate: progress'), 10_000);
+  const everyMs = options.progressEveryMs ?? 10_000;
+  write(`paypulse simulate: sending simulated outcomes to ${options.target} every ${options.tickMs ?? 250} ms; Ctrl-C stops it`);
+  const feed = startFeed({
+    traffic: options.traffic,
+    sink: client.send,
+    clock: systemClock,
+    tickMs: options.tickMs,
+    onSinkState: (state) =>
+      write(state.up
+        ? `paypulse simulate: ${options.target} takes outcomes again after ${Math.round(state.downForMs / 1000)} s`
+        : `paypulse simulate: ${state.error instanceof Error ? state.error.message : String(state.error)}; backing off (first retry in ${state.retryInMs / 1000} s, then up to 30 s)`),
+  });
+  let previous = 0;
+  const report = setInterval(() => {
+    const rate = Math.round(((feed.sent - previous) * 1000) / everyMs);
+    previous = feed.sent;
+    const skipped = feed.skipped > 0 ? `, ${counted.format(feed.skipped)} skipped while the target was down` : '';
+    write(`paypulse simulate: ${counted.format(feed.sent)} outcomes sent (${counted.format(rate)}/s)${skipped}`);
+  }, everyMs);
   report.unref();
   closeOnSignals('paypulse simulate', async () => {
     clearInterval(report);
     await feed.stop();
-    logger.info({ sent: feed.sent, failedBatches: feed.failedBatches }, 'simulate: stopped');
+    write(`paypulse simulate: stopped after ${counted.format(feed.sent)} outcomes`);
   });
   return feed;
 }

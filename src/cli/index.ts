@@ -1,5 +1,11 @@
 // The `paypulse` command.
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
+
+/** package.json sits two levels above this file both in src/cli/ and in the compiled dist/cli/. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 function int(value: string): number {
   const n = Number(value);
@@ -8,7 +14,7 @@ function int(value: string): number {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = new Command('paypulse').description('Real-time payment channel success rates on Redis');
+  const program = new Command('paypulse').description('Real-time payment channel success rates on Redis').version(packageVersion(), '-V, --version');
 
   program
     .command('demo')
@@ -57,6 +63,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--seed <n>', 'traffic seed', int)
     .option('--volume <factor>', "scale every channel's volume", Number)
     .option('--incident-every <seconds>', 'one channel degrades this often', int, 240)
+    .option('--progress-every <seconds>', 'how often a progress line is printed', int, 10)
     .action(async (o) => {
       const { simulateCommand } = await import('./commands.js');
       const { createTraffic } = await import('../sim/traffic.js');
@@ -64,6 +71,7 @@ export async function main(argv: string[]): Promise<void> {
         target: o.target,
         token: o.token ?? process.env.PAYPULSE_TOKEN,
         traffic: createTraffic({ seed: o.seed ?? 1, volume: o.volume, incidentEveryMs: o.incidentEvery * 1000 }),
+        progressEveryMs: Math.max(1, o.progressEvery) * 1000,
       });
     });
 
@@ -97,7 +105,9 @@ export async function main(argv: string[]): Promise<void> {
     .action(async (o) => {
       const { loadConfig } = await import('../server/config.js');
       const { rulesCommandOutput } = await import('../alerts/config.js');
-      process.stdout.write(rulesCommandOutput(loadConfig({ configPath: o.config })));
+      const { defaultLevels } = await import('../server/configLevels.js');
+      const config = loadConfig({ configPath: o.config });
+      process.stdout.write(rulesCommandOutput({ ...config, thresholds: defaultLevels(config.thresholds) }));
     });
 
   await program.parseAsync(argv);

@@ -3,6 +3,7 @@
 import { addRecords, noRecords } from '../stats/recordResults.js';
 import type { Outcome, RecordManyResult } from '../types.js';
 import { maxBatchItems } from '../server/schemas.js';
+import { fetchNamed } from './http.js';
 
 export interface IngestClientOptions {
   /** Base URL of the service, e.g. http://127.0.0.1:8080 */
@@ -14,8 +15,9 @@ export class IngestError extends Error {
   constructor(
     readonly status: number,
     readonly body: string,
+    readonly url = '/v1/outcomes',
   ) {
-    super(`POST /v1/outcomes answered ${status}: ${body.slice(0, 500)}`);
+    super(`POST ${url} answered ${status}: ${body.slice(0, 500)}`);
     this.name = 'IngestError';
   }
 }
@@ -26,9 +28,9 @@ export function createIngestClient({ target, token }: IngestClientOptions) {
   if (token) headers.authorization = `Bearer ${token}`;
 
   async function postBatch(outcomes: Outcome[]): Promise<RecordManyResult> {
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ outcomes }) });
+    const res = await fetchNamed(url, { method: 'POST', headers, body: JSON.stringify({ outcomes }) });
     const text = await res.text();
-    if (!res.ok) throw new IngestError(res.status, text);
+    if (!res.ok) throw new IngestError(res.status, text, url);
     return JSON.parse(text) as RecordManyResult;
   }
 

@@ -19,10 +19,10 @@ function cell(r: Rate | undefined, t: Thresholds): string {
 }
 
 /**
- * Rows of `rates` grouped by channel, by name or (`keepOrder`) in the order given; `?` marks a rate on too
- * few samples to trust.
+ * Rows of `rates` grouped by channel, by name or (`keepOrder`) in the order given, each graded by its own
+ * levels when it has some; `?` marks a rate on too few samples to trust.
  */
-export function renderRates(rates: Rate[], windows: string[], t: Thresholds = defaultConfig.thresholds, keepOrder = false): string {
+export function renderRates(rates: Rate[], windows: string[], t: Thresholds & { channels?: Record<string, Thresholds> } = defaultConfig.thresholds, keepOrder = false): string {
   const byChannel = new Map<string, Map<string, Rate>>();
   for (const r of rates) {
     if (!byChannel.has(r.channel)) byChannel.set(r.channel, new Map());
@@ -34,7 +34,7 @@ export function renderRates(rates: Rate[], windows: string[], t: Thresholds = de
   for (const [channel, perWindow] of rows) {
     const first = perWindow.get(windows[0]);
     const load = first ? `${first.started}/${first.pending}` : '';
-    lines.push(`${channel.padEnd(16)}${windows.map((w) => cell(perWindow.get(w), t)).join('')}${load}`);
+    lines.push(`${channel.padEnd(16)}${windows.map((w) => cell(perWindow.get(w), t.channels?.[channel] ?? t)).join('')}${load}`);
   }
   return lines.join('\n');
 }

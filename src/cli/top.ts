@@ -1,11 +1,12 @@
 // `paypulse top`: the live channel table of a running service, from GET /v1/channels. A service with a token
 // answers reads only with it, so the token goes along (--token or PAYPULSE_TOKEN).
 import type { Rate } from '../types.js';
+import { failureText, fetchNamed } from './http.js';
 import { renderRates, type Thresholds } from './table.js';
 
 interface ChannelsReply {
   windows: string[];
-  thresholds: Thresholds;
+  thresholds: Thresholds & { channels?: Record<string, Thresholds> };
   channels: Array<{ channel: string; rates: Record<string, Rate> }>;
   /** How many channels match; more than `channels` holds when the service pages its answer. */
   total?: number;
@@ -20,11 +21,11 @@ export interface TopOptions {
 }
 
 async function fetchChannels(url: string, token: string | undefined): Promise<ChannelsReply> {
-  const res = await fetch(url, { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  const res = await fetchNamed(url, { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
   if (res.status === 401) {
     throw new Error(`${url} answered 401: ${token ? 'the token was refused' : 'it needs a token'}; pass --token or set PAYPULSE_TOKEN`);
   }
-  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+  if (!res.ok) throw new Error(await failureText(url, res));
   return (await res.json()) as ChannelsReply;
 }
 

@@ -11,6 +11,8 @@ export interface MinuteSnapshot extends MinuteCounts {
 
 export interface HistoryStore {
   readonly kind: SqlClient['kind'];
+  /** The database itself, for the other tables it holds (the kit's PostgreSQL fallback, migration 004). */
+  readonly sql?: SqlClient;
   /** Inserts or corrects snapshots; rows whose counts did not change are left alone. Returns rows written. */
   upsertMinutes(rows: MinuteSnapshot[]): Promise<number>;
   /**
@@ -72,6 +74,7 @@ function valuesOf(chunk: MinuteSnapshot[], params: unknown[]): string {
 export function createHistoryStore(db: SqlClient): HistoryStore {
   return {
     kind: db.kind,
+    sql: db,
     breakers: createBreakerHistory(db),
     alerts: createAlertHistory(db),
     async upsertMinutes(rows) {

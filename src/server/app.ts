@@ -99,6 +99,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     rates: snapshotRates,
     minSamples: pulse.settings.minSamples,
     alerts: () => pulse.alerts,
+    ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
   });
   const pages = createChannelPages({ pageChannels: config.pageChannels, windows: pulse.windows, thresholds: config.thresholds });
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
@@ -147,6 +148,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     history,
     clock,
     thresholds: config.thresholds,
+    knowsChannel: (channel) => pulse.knowsChannel(channel),
     pages,
   });
   registerChannelsHistoryRoute(app, { history, clock });

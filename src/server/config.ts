@@ -9,6 +9,7 @@ import { checkAlertsSection } from '../alerts/config.js';
 import { PayPulseError } from '../errors.js';
 import { resolveRoutingSettings } from '../routing/settings.js';
 import type { RoutingOptions } from '../routing/types.js';
+import { alertsWithChannelLevels, applyThresholdEnv, defaultLevels, dimensionsFromEnv, dimensionsSchema, thresholdsSchema } from './configLevels.js';
 
 const windowPattern = /^[1-9]\d*(s|m|h)$/;
 const loopbackHosts = new Set(['localhost', '::1', '[::1]']);
@@ -17,21 +18,11 @@ export function isLoopback(host: string): boolean {
   return loopbackHosts.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-const thresholdsSchema = z
-  .strictObject({
-    warn: z.number().gt(0).lte(1),
-    major: z.number().gt(0).lte(1),
-    critical: z.number().gt(0).lte(1),
-  })
-  .refine((t) => t.critical < t.major && t.major < t.warn, {
-    message: 'must satisfy critical < major < warn',
-  });
-
 const configSchema = z
   .strictObject({
     port: z.number().int().min(0).max(65_535),
     host: z.string().min(1),
-    redisUrl: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+    redisUrl: z.string().regex(/^(rediss?|redis\+sentinel):\/\//, 'must start with redis://, rediss:// or redis+sentinel://').optional(),
     databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
     /** PGlite folder; ignored when databaseUrl is set. */
     dataDir: z.string().min(1).optional(),
@@ -45,6 +36,8 @@ const configSchema = z
     maxDimensionValues: z.number().int().min(1).max(1_000_000),
     strategy: z.enum(['buckets', 'zset', 'zset-sharded']),
     thresholds: thresholdsSchema,
+    /** Dimension sets kept besides the channel, e.g. [['method'], ['method', 'currency']] (docs/configuration.md). */
+    dimensions: dimensionsSchema,
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     /** How often the stream publishes `rates` (at least every second, so a dashboard sees an incident within one). */
     streamIntervalMs: z.number().int().min(100).max(1_000),
@@ -125,6 +118,7 @@ export const defaultConfig: ServiceConfig = {
   strategy: 'buckets',
   // Graded alerting (docs/background.md): < 95 % yellow, < 80 % orange, < 50 % red.
   thresholds: { warn: 0.95, major: 0.8, critical: 0.5 },
+  dimensions: [],
   logLevel: 'info',
   streamIntervalMs: 1_000,
   streamReplayEvents: 300,
@@ -150,7 +144,7 @@ export const defaultConfig: ServiceConfig = {
 };
 
 type Field = keyof ServiceConfig;
-type EnvKind = 'string' | 'int' | 'list';
+type EnvKind = 'string' | 'int' | 'list' | 'dimensions';
 
 /** Environment variable → field; the variable's name is what an error line shows. */
 const envFields: [string, Field, EnvKind][] = [
@@ -162,6 +156,7 @@ const envFields: [string, Field, EnvKind][] = [
   ['PAYPULSE_NAMESPACE', 'namespace', 'string'],
   ['PAYPULSE_TOKEN', 'token', 'string'],
   ['PAYPULSE_WINDOWS', 'windows', 'list'],
+  ['PAYPULSE_DIMENSIONS', 'dimensions', 'dimensions'],
   ['PAYPULSE_MIN_SAMPLES', 'minSamples', 'int'],
   ['PAYPULSE_RECORD_TIMEOUT_MS', 'recordTimeoutMs', 'int'],
   ['PAYPULSE_MAX_CHANNELS', 'maxChannels', 'int'],
@@ -204,6 +199,7 @@ export interface LoadConfigOptions {
 
 function envValue(raw: string, kind: EnvKind): unknown {
   if (kind === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (kind === 'dimensions') return dimensionsFromEnv(raw);
   // Only a clean integer becomes a number; anything else stays a string so the error shows what was typed.
   if (kind === 'int') return /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
   return raw;
@@ -245,6 +241,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
     merged[field] = envValue(raw, kind);
     source.set(field, name);
   }
+  for (const [name, level] of applyThresholdEnv(merged, env)) source.set(`thresholds.${level}`, name);
   for (const [key, value] of Object.entries(options.overrides ?? {})) {
     if (value === undefined) continue;
     merged[key] = value;
@@ -254,9 +251,12 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
   const result = configSchema.safeParse(merged);
   const missingToken = tokenProblem(merged);
   const routingLine = result.success ? routingProblem(result.data, source) : null;
-  const alertLines = result.success ? checkAlertsSection(result.data.alerts, result.data.thresholds, result.data.minSamples, source.get('alerts') ?? 'alerts').lines : [];
+  const alertLines = result.success ? checkAlertsSection(alertsWithChannelLevels(result.data.alerts, result.data.thresholds), defaultLevels(result.data.thresholds), result.data.minSamples, source.get('alerts') ?? 'alerts').lines : [];
   const problems = [...(routingLine ? [routingLine] : []), ...alertLines];
-  if (result.success && !missingToken && problems.length === 0) return result.data;
+  if (result.success && !missingToken && problems.length === 0) {
+    const alerts = alertsWithChannelLevels(result.data.alerts, result.data.thresholds);
+    return alerts === result.data.alerts ? result.data : { ...result.data, alerts };
+  }
   if (result.success) throw new ConfigError([...problems, ...(missingToken ? [missingToken] : [])]);
   const lines = result.error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
@@ -265,9 +265,10 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
       return issue.keys.map((k) => `${prefix || (source.get(k) ?? k) + ': '}${prefix ? k + ': ' : ''}unknown setting`);
     }
     const [head, ...rest] = issue.path.map(String);
+    const fromEnv = source.get(issue.path.slice(0, 2).join('.'));
     const key = head ?? '(config)';
     const label = source.get(key) ?? (key === 'token' ? 'PAYPULSE_TOKEN' : key === 'metricsToken' ? 'PAYPULSE_METRICS_TOKEN' : key);
-    const where = rest.length > 0 ? `${label}.${rest.join('.')}` : label;
+    const where = fromEnv ?? (rest.length > 0 ? `${label}.${rest.join('.')}` : label);
     const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey], merged);
     const got = value === undefined || key === 'token' || key === 'metricsToken' ? '' : ` (got ${JSON.stringify(value)})`;
     return [`${where}: ${issue.message}${got}`];

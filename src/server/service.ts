@@ -8,8 +8,10 @@ import { openHistory, startSnapshotJob, type HistoryStore, type SnapshotJob } fr
 import { createPulse, type Pulse } from '../pulse.js';
 import type { PulseOptions } from '../types.js';
 import { buildApp } from './app.js';
+import { defaultLevels } from './configLevels.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
+import { createPostgresKitFallback } from '../store/postgres/kitFallback.js';
 import type { RoutingOptions } from '../routing/types.js';
 
 export interface StartServiceOptions {
@@ -26,6 +28,8 @@ export interface RunningService {
   pulse: Pulse;
   history: HistoryStore;
   snapshots: SnapshotJob;
+  /** The kit falls back to PostgreSQL while Redis is down (DATABASE_URL set); otherwise it fails closed. */
+  kitFallback: boolean;
   logger: Logger;
   /** Graceful shutdown; safe to call more than once. */
   close(): Promise<void>;
@@ -36,6 +40,8 @@ interface ServiceParts {
   history: HistoryStore;
   snapshots: SnapshotJob;
   app: FastifyInstance;
+  /** The kit falls back to PostgreSQL while Redis is down (DATABASE_URL set). */
+  kitFallback: boolean;
 }
 
 function urlOf(host: string, port: number): string {
@@ -43,21 +49,34 @@ function urlOf(host: string, port: number): string {
   return `http://${shown}:${port}`;
 }
 
+/**
+ * A PostgreSQL server shared by the fleet carries the kit through a Redis outage (docs/architecture.md,
+ * degradation levels): its unique index keeps a duplicate callback to one run across instances. Embedded
+ * PGlite is one process's own, so it cannot; the kit then fails closed.
+ */
+function kitFallbackOf(config: ServiceConfig, history: HistoryStore): PulseOptions['kitFallback'] {
+  return config.databaseUrl && history.sql && history.kind === 'postgres' ? createPostgresKitFallback(history.sql) : undefined;
+}
+
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
 async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): Promise<ServiceParts> {
   const metrics = createServiceMetrics();
-  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, thresholds, maxChannels, maxDimensionValues } = config;
+  const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions } = config;
+  // Per-channel levels reach the alerts through config.alerts (src/server/configLevels.ts).
+  const thresholds = defaultLevels(config.thresholds);
   const routing = config.routing as RoutingOptions | undefined;
   const alerts = config.alerts as PulseOptions['alerts'];
   const { dataDir } = config;
-  const pulse = await createPulse(
-    { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dataDir, routing, clock, logger, thresholds, ...(alerts ? { alerts } : {}) },
-    metrics.observer,
-  );
-  const opened: (() => Promise<unknown>)[] = [() => pulse.close()];
+  const opened: (() => Promise<unknown>)[] = [];
   try {
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     opened.push(() => history.close());
+    const kitFallback = kitFallbackOf(config, history);
+    const pulse = await createPulse(
+      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitFallback, ...(alerts ? { alerts } : {}) },
+      metrics.observer,
+    );
+    opened.push(() => pulse.close());
     // The instance that wrote a breaker transition records it: once for the fleet.
     pulse.routing.onTransition((t) => {
       history.breakers.record(t).catch((err: Error) => logger.warn({ err: err.message, channel: t.channel }, 'breaker transition not recorded in history'));
@@ -82,7 +101,7 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
       pulse.snapshots.start();
     }
     await app.listen({ port: config.port, host: config.host });
-    return { pulse, history, snapshots, app };
+    return { pulse, history, snapshots, app, kitFallback: Boolean(kitFallback) };
   } catch (err) {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
@@ -132,7 +151,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = urlOf(config.host, port);
   logger.info(
-    { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, auth: Boolean(config.token) },
+    { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, kitFallback: parts.kitFallback ? 'postgres' : 'none', auth: Boolean(config.token) },
     'paypulse serving',
   );
   let closing: Promise<void> | null = null;

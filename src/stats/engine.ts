@@ -177,6 +177,11 @@ export class SuccessRateEngine implements SuccessRates {
     };
   }
 
+  /** Seen within the horizon by this process or at the last health snapshot; no store call. */
+  knowsChannel(channel: string): boolean {
+    return this.limits.knowsChannel(channel);
+  }
+
   /** Channels the store lists (written by any process) count towards the channel limit. */
   learnChannels(names: Iterable<string>): void {
     this.limits.learnChannels(names);

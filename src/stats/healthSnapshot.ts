@@ -39,6 +39,8 @@ export interface SnapshotStatus {
   /** A refresh took longer than the interval: the snapshot is older than promised. */
   overrun: boolean;
   lastError?: string;
+  /** Clock time the first refresh of the current outage failed; absent while refreshes succeed. */
+  failingSince?: number;
 }
 
 /** Dims series a channel is known to have: `series` ids (`currency=BRL,method=card`) mapped to their dims. */
@@ -70,6 +72,8 @@ export interface HealthSnapshots {
   refresh(): Promise<HealthSnapshot | undefined>;
   /** Called with each new complete snapshot; returns the unsubscribe function. */
   onSnapshot(listener: (snapshot: HealthSnapshot) => void): () => void;
+  /** Called when refreshes start failing or succeed again (not on every failure); returns the unsubscribe function. */
+  onFailingChange(listener: (status: SnapshotStatus) => void): () => void;
   start(): void;
   stop(): Promise<void>;
 }
@@ -93,6 +97,7 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
   const windowsSec = windows.map(parseWindow);
   const concurrency = options.readConcurrency ?? 32;
   const listeners = new Set<(snapshot: HealthSnapshot) => void>();
+  const failingListeners = new Set<(status: SnapshotStatus) => void>();
   let latest: HealthSnapshot | undefined;
   let status: SnapshotStatus = { lastAsOf: null, failing: false, overrun: false };
   let running: Promise<HealthSnapshot | undefined> | null = null;
@@ -122,14 +127,18 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
       const healths = await mapLimited(names, concurrency, (name) => readChannel(name, now));
       const durationMs = performance.now() - started;
       latest = { asOf: now, durationMs, channels: new Map(healths.map((h) => [h.channel, h])) };
-      if (status.failing) logger?.info({}, 'paypulse: health snapshot readable again');
+      const recovered = status.failing;
+      if (recovered) logger?.info({}, 'paypulse: health snapshot readable again');
       status = { lastAsOf: now, failing: false, overrun: durationMs > intervalMs };
+      if (recovered) for (const listener of failingListeners) listener(status);
       for (const listener of listeners) listener(latest);
       return latest;
     } catch (err) {
       // Logged once per outage, not once an interval.
-      if (!status.failing) logger?.warn({ err: (err as Error).message }, 'paypulse: health snapshot failed; keeping the last one');
-      status = { ...status, failing: true, lastError: (err as Error).message };
+      const started = !status.failing;
+      if (started) logger?.warn({ err: (err as Error).message }, 'paypulse: health snapshot failed; keeping the last one');
+      status = { ...status, failing: true, lastError: (err as Error).message, failingSince: status.failingSince ?? clock.now() };
+      if (started) for (const listener of failingListeners) listener(status);
       return undefined;
     }
   }
@@ -146,6 +155,10 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
     onSnapshot(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onFailingChange(listener) {
+      failingListeners.add(listener);
+      return () => failingListeners.delete(listener);
     },
     start() {
       if (timer) return;

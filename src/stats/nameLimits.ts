@@ -62,6 +62,12 @@ export class NameLimits {
     return this.channels.size;
   }
 
+  /** Seen within the horizon: recorded by this process, or listed by the store at a health snapshot. */
+  knowsChannel(name: string): boolean {
+    this.forgetOld(this.clock.now());
+    return this.channels.has(name);
+  }
+
   /** Channels the store lists (other processes write them too): they count, and are never refused. */
   learnChannels(names: Iterable<string>): void {
     const now = this.clock.now();

@@ -56,10 +56,19 @@ describe.each(engines)('channel read routes on $name', (engine) => {
     expect(res.json().total).toBe(5);
   });
 
-  it('GET rate of a channel never seen is an empty Rate, not an error', async () => {
+  it('GET rate of a channel not seen within the horizon is 404 PP_ERR_NOT_FOUND, not an empty Rate', async () => {
+    await t.pulse.snapshots.refresh();
     const res = await t.app.inject({ url: '/v1/channels/nobody/rate?window=1m' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toMatchObject({ code: 'PP_ERR_NOT_FOUND', message: expect.stringContaining('"nobody"') });
+    expect((await t.app.inject({ url: '/v1/channels/nobody/rate?n=10' })).statusCode).toBe(404);
+  });
+
+  it('GET rate of a channel seen within the horizon but quiet in the window is an empty Rate', async () => {
+    // bank-x's outcomes are 10 minutes old: known, with nothing in the last minute.
+    const res = await t.app.inject({ url: '/v1/channels/bank-x/rate?window=1m' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ channel: 'nobody', total: 0, rate: null, sufficient: false });
+    expect(res.json()).toMatchObject({ channel: 'bank-x', total: 0, rate: null, sufficient: false });
   });
 
   it.each([

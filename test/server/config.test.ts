@@ -70,7 +70,7 @@ describe('loadConfig', () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^PORT: .*number.*\(got "eighty"\)$/),
-        'REDIS_URL: must start with redis:// or rediss:// (got "http://cache:7000")',
+        'REDIS_URL: must start with redis://, rediss:// or redis+sentinel:// (got "http://cache:7000")',
         expect.stringMatching(/^PAYPULSE_MIN_SAMPLES: .*1/),
         `${yaml}: prot: unknown setting`,
         `${yaml}: windows.1: must look like 30s, 5m or 1h (got "soon")`,
@@ -109,5 +109,47 @@ describe('isLoopback', () => {
     ['10.0.0.5', false],
   ])('%s → %s', (host, expected) => {
     expect(isLoopback(host)).toBe(expected);
+  });
+});
+
+describe('redisUrl', () => {
+  it('takes a Sentinel URL, which the library resolves to the current primary', () => {
+    const url = 'redis+sentinel://127.0.0.1:26379,127.0.0.1:26380/mymaster';
+    expect(loadConfig({ env: { REDIS_URL: url } }).redisUrl).toBe(url);
+  });
+});
+
+describe('dimensions and thresholds', () => {
+  it('reads dimension sets from the file and from PAYPULSE_DIMENSIONS, naming a bad name where it came from', () => {
+    const yaml = file('dims.yaml', 'dimensions: [[method], [method, currency]]\n');
+    expect(loadConfig({ env: {}, configPath: yaml }).dimensions).toEqual([['method'], ['method', 'currency']]);
+    expect(loadConfig({ env: { PAYPULSE_DIMENSIONS: 'method; method, currency' }, configPath: yaml }).dimensions).toEqual([['method'], ['method', 'currency']]);
+    expect(loadConfig({ env: {} }).dimensions).toEqual([]);
+    expect(errorLines(() => loadConfig({ env: { PAYPULSE_DIMENSIONS: 'method;cur-rency' } }))).toEqual([
+      expect.stringMatching(/^PAYPULSE_DIMENSIONS\.1\.0: dimension names are 1-32 of .* \(got "cur-rency"\)$/),
+    ]);
+  });
+
+  it('reads per-channel thresholds from the file and the default levels from PAYPULSE_THRESHOLDS_*', () => {
+    const json = file('levels.json', JSON.stringify({ thresholds: { warn: 0.95, major: 0.8, critical: 0.5, channels: { alipay: { warn: 0.9, major: 0.7, critical: 0.4 } } } }));
+    const config = loadConfig({ env: { PAYPULSE_THRESHOLDS_WARN: '0.97', PAYPULSE_THRESHOLDS_CRITICAL: '0.6' }, configPath: json });
+    expect(config.thresholds).toEqual({ warn: 0.97, major: 0.8, critical: 0.6, channels: { alipay: { warn: 0.9, major: 0.7, critical: 0.4 } } });
+    expect(errorLines(() => loadConfig({ env: { PAYPULSE_THRESHOLDS_MAJOR: 'high' } }))).toEqual([
+      expect.stringMatching(/^PAYPULSE_THRESHOLDS_MAJOR: .*number.*\(got "high"\)$/),
+    ]);
+    const disordered = file('disordered.json', JSON.stringify({ thresholds: { warn: 0.95, major: 0.8, critical: 0.5, channels: { alipay: { warn: 0.5, major: 0.7, critical: 0.4 } } } }));
+    expect(errorLines(() => loadConfig({ env: {}, configPath: disordered }))).toEqual([
+      expect.stringMatching(new RegExp(`^${disordered.replace(/[.]/g, '\\.')}: thresholds\\.channels\\.alipay: must satisfy critical < major < warn`)),
+    ]);
+  });
+
+  it('gives the alerts the per-channel levels, an alerts.channels level still winning', () => {
+    const json = file('alerting.json', JSON.stringify({
+      alerts: { channels: { 'bank-x': { thresholds: { warn: 0.85, major: 0.6, critical: 0.3 } } } },
+      thresholds: { warn: 0.95, major: 0.8, critical: 0.5, channels: { alipay: { warn: 0.9, major: 0.7, critical: 0.4 }, 'bank-x': { warn: 0.8, major: 0.6, critical: 0.3 } } },
+    }));
+    expect(loadConfig({ env: {}, configPath: json }).alerts).toEqual({
+      channels: { alipay: { thresholds: { warn: 0.9, major: 0.7, critical: 0.4 } }, 'bank-x': { thresholds: { warn: 0.85, major: 0.6, critical: 0.3 } } },
+    });
   });
 });

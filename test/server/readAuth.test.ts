@@ -3,7 +3,7 @@
 // that is set. /docs shows the bearer scheme on every operation that needs it.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engines, makeApp, type TestApp } from './harness.js';
+import { engines, makeApp, outcome, post, type TestApp } from './harness.js';
 import { openSse } from './sse.js';
 
 const token = 'tok-0123456789abcdef';
@@ -22,6 +22,8 @@ describe('reads need the token when one is set', () => {
   let port: number;
   beforeAll(async () => {
     t = await makeApp(engines[0]!, { config: { token, metricsToken } });
+    // A channel seen within the horizon: one never seen answers 404 whoever asks.
+    expect((await post(t.app, outcome(t.clock, { channel: 'alipay' }), bearer(token))).statusCode).toBe(200);
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     port = (t.app.server.address() as AddressInfo).port;
   });

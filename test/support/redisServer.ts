@@ -14,6 +14,10 @@ export interface LocalRedis {
   kill(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** SIGSTOP: the server holds its sockets and data but answers nothing (a hung host, a long fork), until resume(). */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
 }
 
 export interface LocalCluster {
@@ -90,6 +94,12 @@ export async function startRedis(extraArgs: string[] = [], options: { port?: num
     restart: async () => {
       await kill();
       await start();
+    },
+    pause: () => {
+      child?.kill('SIGSTOP');
+    },
+    resume: () => {
+      child?.kill('SIGCONT');
     },
     stop: async () => {
       await kill();

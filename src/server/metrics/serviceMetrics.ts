@@ -10,6 +10,8 @@ import type { EventHub } from '../stream/eventHub.js';
 import { registerAlertStateMetrics } from '../../alerts/metrics.js';
 import type { Alerts } from '../../alerts/index.js';
 import { createPulseMetrics } from './pulseMetrics.js';
+import { registerRedisServerMetrics } from './redisServerMetrics.js';
+import type { RedisServerHealth } from '../../store/redis/serverHealth.js';
 import { boundedChannelLabels, createRegistry, mirroredCounter } from './registry.js';
 import { ratesPerWindow, registerHealthMetrics, registerRateMetrics, type RatesSource } from './stateMetrics.js';
 
@@ -25,6 +27,8 @@ export interface ServiceMetricsSources {
   rates?: RatesSource;
   /** For the `_other` aggregate's sufficiency; default 100 (the library's). */
   minSamples?: number;
+  /** The Redis server's last INFO sample (pulse.storeServer); absent on the embedded store. */
+  storeServer?: () => RedisServerHealth | undefined;
 }
 
 export interface ServiceMetrics {
@@ -120,7 +124,7 @@ export function createServiceMetrics(): ServiceMetrics {
   return {
     registry,
     observer,
-    watch({ pulse, hub, history, coalescedReads, alerts, rates, minSamples }) {
+    watch({ pulse, hub, history, coalescedReads, alerts, rates, minSamples, storeServer }) {
       if (watching) throw new Error('these service metrics already watch a pulse');
       watching = true;
       registerHealthMetrics(registry, pulse);
@@ -129,6 +133,7 @@ export function createServiceMetrics(): ServiceMetrics {
       registerStreamMetrics(registry, hub);
       registerHistoryMetrics(registry, () => history?.());
       registerAlertStateMetrics(registry, alerts ?? (() => undefined));
+      if (storeServer) registerRedisServerMetrics(registry, storeServer);
     },
     countStreamDrop: () => streamDrops.inc(),
     countRefusedConnection: (reason) => refusedConnections.inc({ reason }),

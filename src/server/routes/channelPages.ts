@@ -21,7 +21,7 @@ export interface ChannelPaging {
   pageChannels: number;
   /** The configured windows: the snapshot also holds the windows alerts and routing need. */
   windows: readonly string[];
-  thresholds: Thresholds;
+  thresholds: Thresholds & { channels?: Record<string, Thresholds> };
 }
 
 /** How many channels are in each state, and how many there are in all. */
@@ -62,7 +62,8 @@ export function createChannelPages(paging: ChannelPaging) {
     const summary = Object.fromEntries(channelStates.map((s) => [s, 0])) as StateSummary;
     summary.channels = snapshot.channels.size;
     const keyed = [...snapshot.channels.values()].map((health) => {
-      const { state, rate } = channelState(health.rates, windows, thresholds);
+      // A channel with its own levels (thresholds.channels) is ranked by them, as the dashboard colours it.
+      const { state, rate } = channelState(health.rates, windows, thresholds.channels?.[health.channel] ?? thresholds);
       summary[state] += 1;
       return { health, order: channelStates.indexOf(state), rate: rate ?? Infinity };
     });

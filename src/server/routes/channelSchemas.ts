@@ -2,6 +2,11 @@
 import { lastNMax } from '../../stats/settings.js';
 import { channelParamsSchema, errorResponses } from '../schemas.js';
 
+const levelsSchema = {
+  type: 'object',
+  properties: { warn: { type: 'number' }, major: { type: 'number' }, critical: { type: 'number' } },
+} as const;
+
 const windowQuery = { type: 'string', pattern: '^[1-9]\\d*(s|m|h)$', description: 'e.g. 1m, 5m, 1h' } as const;
 
 const stateCount = { type: 'integer', minimum: 0 } as const;
@@ -24,7 +29,8 @@ export const channelListSchema = {
     'with enough samples, then few samples, then no outcomes), then by that rate, lowest first, then by name. `sort` and ' +
     '`limit` (at most 1,000) override the defaults; `search` keeps channels whose name contains it (any case); `offset` pages ' +
     'on. `total` says how many match; an answer that leaves channels out adds `summary` (every channel by state) and, when ' +
-    'more match, `nextOffset`.',
+    'more match, `nextOffset`. While the store cannot be read: the last snapshot, `stale: true`, every rate flagged ' +
+    'stale, and `storeUnreachableSince`.',
   querystring: {
     type: 'object',
     additionalProperties: false,
@@ -42,13 +48,22 @@ export const channelListSchema = {
       properties: {
         windows: { type: 'array', items: { type: 'string' } },
         asOf: { type: 'integer' },
+        /** Present (true) only while the store cannot be read: the channels are the last snapshot, every rate flagged stale. */
+        stale: { type: 'boolean' },
+        /** Epoch ms the store became unreachable, while it is. */
+        storeUnreachableSince: { type: 'integer' },
         total: { type: 'integer', description: 'channels matching the search (all of them without one)' },
         offset: { type: 'integer' },
         nextOffset: { type: 'integer', description: 'the offset of the next page, when more channels match' },
         summary: stateSummarySchema,
         thresholds: {
           type: 'object',
-          properties: { warn: { type: 'number' }, major: { type: 'number' }, critical: { type: 'number' } },
+          properties: {
+            warn: { type: 'number' },
+            major: { type: 'number' },
+            critical: { type: 'number' },
+            channels: { type: 'object', description: "channels with their own levels", additionalProperties: levelsSchema },
+          },
         },
         channels: {
           type: 'array',
@@ -66,7 +81,7 @@ export const channelListSchema = {
 
 export const rateRouteSchema = {
   summary: "A channel's success rate over a time window, or over its newest n outcomes",
-  description: 'Give `window` (default 5m) or `n`, not both. `dims=method:card` narrows to a configured dimension set.',
+  description: 'Give `window` (default 5m) or `n`, not both. `dims=method:card` narrows to a configured dimension set. A channel without outcomes within the dedup horizon answers 404 `PP_ERR_NOT_FOUND`.',
   params: channelParamsSchema,
   querystring: {
     type: 'object',
@@ -77,7 +92,7 @@ export const rateRouteSchema = {
       dims: { type: 'string', maxLength: 512 },
     },
   },
-  response: { 200: { $ref: 'Rate#' }, ...errorResponses },
+  response: { 200: { $ref: 'Rate#' }, 404: { $ref: 'ErrorReply#' }, ...errorResponses },
 } as const;
 
 export const failuresRouteSchema = {

@@ -1,12 +1,14 @@
 // Read routes over the live statistics (/v1/channels, rate, failures) and the history store (history).
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { ValidationError } from '../../errors.js';
+import { PayPulseError, ValidationError } from '../../errors.js';
 import type { HistoryStore } from '../../history/index.js';
 import type { SuccessRates, Rate } from '../../types.js';
 import { StoreUnavailableError } from '../../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
 import type { ChannelPages, PageQuery } from './channelPages.js';
+import type { ServiceThresholds } from '../configLevels.js';
+import { outageError, staleSnapshot, storeUnreachableSince } from './degradedReads.js';
 import { historyRange, minuteWithRate } from './historyQuery.js';
 import { channelListSchema, failuresRouteSchema, historyRouteSchema, rateRouteSchema } from './channelSchemas.js';
 
@@ -22,8 +24,10 @@ export interface ChannelRoutesOptions {
   snapshotIntervalMs: number;
   history: Pick<HistoryStore, 'minutes'>;
   clock: Clock;
-  thresholds: { warn: number; major: number; critical: number };
+  thresholds: ServiceThresholds;
   pages: ChannelPages;
+  /** Seen within the dedup horizon (no store call); absent: every name is answered. */
+  knowsChannel?: (channel: string) => boolean;
 }
 
 const dimsError = (reason: string) => new ValidationError([{ index: 0, field: 'querystring.dims', reason }]);
@@ -53,6 +57,17 @@ export async function currentSnapshot(snapshots: HealthSnapshots, clock: Clock, 
   return fresh;
 }
 
+/**
+ * A name never seen within the horizon is a typo or a channel that stopped: 404 says so, where a 200 with
+ * `rate: null` read as "no traffic". While the store cannot be read nothing is known for sure: no 404 then.
+ */
+function assertKnown(options: ChannelRoutesOptions, channel: string): void {
+  if (!options.knowsChannel || options.knowsChannel(channel)) return;
+  const status = options.snapshots.status();
+  if (status.failing || status.lastAsOf === null) return;
+  throw new PayPulseError('PP_ERR_NOT_FOUND', `channel ${JSON.stringify(channel)} has no outcomes within the dedup horizon`);
+}
+
 export function registerChannelRoutes(app: FastifyInstance, options: ChannelRoutesOptions): void {
   const { pulse, history, clock, thresholds, snapshots } = options;
   const defaultWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
@@ -61,9 +76,16 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
     '/v1/channels',
     { schema: channelListSchema },
     async (request) => {
-      const snapshot = await currentSnapshot(snapshots, clock, options.snapshotIntervalMs);
-      const page = options.pages.page(snapshot, request.query);
-      return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, ...page };
+      const snapshot = await currentSnapshot(snapshots, clock, options.snapshotIntervalMs).catch((err: unknown) => {
+        if (!(err instanceof StoreUnavailableError)) throw err;
+        return undefined;
+      });
+      if (snapshot) return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, ...options.pages.page(snapshot, request.query) };
+      // The store cannot be read: the last values a dashboard saw beat a blank page, flagged so nobody acts on them.
+      const stale = staleSnapshot(snapshots.latest());
+      const since = storeUnreachableSince(snapshots);
+      const page = options.pages.page(stale, request.query);
+      return { windows: pulse.windows, thresholds, asOf: stale.asOf, stale: true, ...(since === undefined ? {} : { storeUnreachableSince: since }), ...page };
     },
   );
 
@@ -77,6 +99,7 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
         throw new ValidationError([{ index: 0, field: 'querystring', reason: 'give window or n, not both' }]);
       }
       const dims = parseDims(query.dims);
+      assertKnown(options, channel);
       if (query.n !== undefined) return pulse.lastN(channel, { n: query.n, dims });
       return pulse.rate(channel, { window: query.window ?? defaultWindow, dims });
     },
@@ -88,7 +111,12 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
     async (request) => {
       const { channel } = request.params as { channel: string };
       const { window = defaultWindow, limit } = request.query as { window?: string; limit: number };
-      return { channel, window, failures: await pulse.failures(channel, { window, limit }) };
+      try {
+        return { channel, window, failures: await pulse.failures(channel, { window, limit }) };
+      } catch (err) {
+        if (err instanceof StoreUnavailableError) throw outageError(storeUnreachableSince(snapshots), err, 'failed request ids');
+        throw err;
+      }
     },
   );
 

@@ -62,7 +62,8 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
           'Events: `rates` ({ asOf, rates: Rate[], channels, truncated, summary? }, at least every second): every configured window ' +
           'of every channel, worst channel first; past `pageChannels` channels only the worst that many, `truncated: true` and ' +
           '`summary` (every channel by state; search the rest with GET /v1/channels); ' +
-          '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds. ' +
+          '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds; ' +
+          '`store` ({ reachable: false, since, reason } or { reachable: true, asOf }) when the store stops or starts answering the snapshot. ' +
           'Later issues add `alert` and `breaker`. Every event has an `id:`; reconnect with Last-Event-ID (or ?lastEventId=) to replay.',
         querystring: {
           type: 'object',

@@ -1,6 +1,6 @@
 // Publishes a `rates` event on the hub for every health snapshot (pulse.snapshots, one per process and
-// interval): the stream reads no store of its own. The event lists channels worst first; past the page size
-// it holds the worst page only and a summary by state, so an event stays small whatever the number of
+// interval), and a `store` event when the snapshot stops or starts reading: the stream reads no store of its
+// own. A `rates` event lists channels worst first; past the page size it holds the worst page only and a summary by state, so an event stays small whatever the number of
 // channels (the page searches the rest through GET /v1/channels).
 import type { HealthSnapshots } from '../../stats/healthSnapshot.js';
 import type { ChannelPages } from '../routes/channelPages.js';
@@ -15,10 +15,17 @@ export interface RatesTicker {
 export function startRatesTicker(options: { snapshots: HealthSnapshots; hub: EventHub; pages: ChannelPages }): RatesTicker {
   const { snapshots, hub, pages } = options;
   const unsubscribe = snapshots.onSnapshot((snapshot) => hub.publish('rates', pages.ratesEvent(snapshot)));
+  // No `rates` event comes while the store cannot be read: a `store` event tells the page why, once each way.
+  const unsubscribeStore = snapshots.onFailingChange((status) =>
+    hub.publish('store', status.failing ? { reachable: false, since: status.failingSince, reason: status.lastError } : { reachable: true, asOf: status.lastAsOf }),
+  );
   return {
     tick: async () => {
       await snapshots.refresh();
     },
-    stop: unsubscribe,
+    stop: () => {
+      unsubscribe();
+      unsubscribeStore();
+    },
   };
 }
