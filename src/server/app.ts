@@ -71,10 +71,8 @@ declare module 'fastify' {
   }
 }
 
-export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
-  const { pulse, metrics, history, config, logger, snapshots } = options;
-  const clock = options.clock ?? systemClock;
-  const app = Fastify({
+function createFastify(config: AppConfig, logger: FastifyBaseLogger | undefined): FastifyInstance {
+  return Fastify({
     ...connectionOptions(config),
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: bodyLimitBytes,
@@ -83,7 +81,99 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
   });
+}
 
+/** What every request passes before its route: errors, body parsing, connection limits, tokens, schemas. */
+function installRequestHandling(app: FastifyInstance, config: AppConfig, metrics: ServiceMetrics): void {
+  installErrorHandlers(app);
+  // The API speaks JSON only; a text/plain body is a client bug better named by 415 than by a parse error.
+  app.removeContentTypeParser('text/plain');
+  parseJsonBodies(app);
+  acceptGzipBodies(app, bodyLimitBytes);
+  metrics.instrumentHttp(app);
+  limitConnections(app, config, metrics.countRefusedConnection);
+  if (config.token || config.metricsToken) requireTokens(app, { token: config.token, metricsToken: config.metricsToken });
+  for (const schema of sharedSchemas) app.addSchema(schema);
+}
+
+async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'PayPulse',
+        version: '0.1.0',
+        description: 'Real-time success rates of payment channels. Errors are { error: { code, message, details? } } with PP_ERR_* codes.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    // Shared schemas appear under their $id (Rate, Outcome …) instead of def-0, def-1.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  // swagger-ui ships its assets in the package: /docs works with no network beyond this machine.
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+}
+
+/** Breaker changes and alert transitions go to the stream (and the breaker metrics) as they happen. */
+function publishLiveEvents(app: FastifyInstance, pulse: Pulse, hub: EventHub, metrics: ServiceMetrics): void {
+  const routingMetrics = registerRoutingMetrics(metrics.registry, pulse.routing);
+  const stopBreakerEvents = pulse.routing.onBreakerChange((view) => {
+    hub.publish('breaker', view);
+    routingMetrics.countBreakerChange(view);
+  });
+  app.addHook('onClose', async () => void stopBreakerEvents());
+  if (pulse.alerts) {
+    const unsubscribe = pulse.alerts.onTransition((n) => hub.publish('alert', n));
+    app.addHook('onClose', async () => unsubscribe());
+  }
+}
+
+// Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.
+function logFailedRequests(app: FastifyInstance): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode >= 400 && !request.routeOptions.config.logsOwnFailures) {
+      // A stream URL may carry the token: it never reaches the log.
+      const url = request.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]');
+      const line = { method: request.method, url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+      if (reply.statusCode >= 500) request.log.error(line, 'request failed');
+      else request.log.info(line, 'request rejected');
+    }
+    done();
+  });
+}
+
+function registerApiRoutes(app: FastifyInstance, options: BuildAppOptions, context: PaypulseContext, pages: ReturnType<typeof createChannelPages>, clock: Clock): void {
+  const { pulse, history, config, metrics } = options;
+  registerOutcomeRoutes(app, context.reads);
+  registerChannelRoutes(app, {
+    pulse: context.reads,
+    snapshots: pulse.snapshots,
+    snapshotIntervalMs: pulse.snapshotIntervalMs,
+    history,
+    clock,
+    thresholds: config.thresholds,
+    knowsChannel: (channel) => pulse.knowsChannel(channel),
+    pages,
+  });
+  registerChannelsHistoryRoute(app, { history, clock });
+  registerRoutingRoutes(app, pulse.routing);
+  registerStreamRoute(app, {
+    hub: context.hub,
+    onDrop: metrics.countStreamDrop,
+    maxStreamsPerIp: config.maxStreamsPerIp,
+    maxBufferedBytes: config.streamMaxBufferedBytes,
+    stallGraceMs: config.streamStallGraceMs,
+  });
+  registerMetricsRoute(app, metrics.registry);
+  const durable = config.dataDir ? join(config.dataDir, 'spill') : undefined;
+  registerHealthRoutes(app, { pulse, snapshots: pulse.snapshots, history, isShuttingDown: () => context.shuttingDown, durable, alerts: () => pulse.alerts?.status() });
+  // Without an alerts section the routes still answer (nothing fires), so the dashboard's request is not a 404.
+  registerAlertRoutes(app, { alerts: pulse.alerts ?? noAlerts, history: history.alerts, clock, schemas: { channelParams: channelParamsSchema, errorResponses } });
+}
+
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { pulse, metrics, config, snapshots } = options;
+  const clock = options.clock ?? systemClock;
+  const app = createFastify(config, options.logger);
   const hub = new EventHub({ maxEvents: config.streamReplayEvents });
   // The pulse reports every store call it really makes; coalescing sits on top, so joined reads cost nothing.
   const reads = new ReadCoalescer(pulse);
@@ -108,81 +198,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const context: PaypulseContext = { pulse, reads, hub, ticker, metrics, shuttingDown: false };
   app.decorate('paypulse', context);
   app.addHook('onClose', async () => ticker.stop());
-  const routingMetrics = registerRoutingMetrics(metrics.registry, pulse.routing);
-  const stopBreakerEvents = pulse.routing.onBreakerChange((view) => {
-    hub.publish('breaker', view);
-    routingMetrics.countBreakerChange(view);
-  });
-  app.addHook('onClose', async () => void stopBreakerEvents());
-
-  installErrorHandlers(app);
-  // The API speaks JSON only; a text/plain body is a client bug better named by 415 than by a parse error.
-  app.removeContentTypeParser('text/plain');
-  parseJsonBodies(app);
-  acceptGzipBodies(app, bodyLimitBytes);
-  metrics.instrumentHttp(app);
-  limitConnections(app, config, metrics.countRefusedConnection);
-  if (config.token || config.metricsToken) requireTokens(app, { token: config.token, metricsToken: config.metricsToken });
-  for (const schema of sharedSchemas) app.addSchema(schema);
-
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'PayPulse',
-        version: '0.1.0',
-        description: 'Real-time success rates of payment channels. Errors are { error: { code, message, details? } } with PP_ERR_* codes.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-    // Shared schemas appear under their $id (Rate, Outcome …) instead of def-0, def-1.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
-  // swagger-ui ships its assets in the package: /docs works with no network beyond this machine.
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-
-  registerOutcomeRoutes(app, reads);
-  registerChannelRoutes(app, {
-    pulse: reads,
-    snapshots: pulse.snapshots,
-    snapshotIntervalMs: pulse.snapshotIntervalMs,
-    history,
-    clock,
-    thresholds: config.thresholds,
-    knowsChannel: (channel) => pulse.knowsChannel(channel),
-    pages,
-  });
-  registerChannelsHistoryRoute(app, { history, clock });
-  registerRoutingRoutes(app, pulse.routing);
-  registerStreamRoute(app, {
-    hub,
-    onDrop: metrics.countStreamDrop,
-    maxStreamsPerIp: config.maxStreamsPerIp,
-    maxBufferedBytes: config.streamMaxBufferedBytes,
-    stallGraceMs: config.streamStallGraceMs,
-  });
-  registerMetricsRoute(app, metrics.registry);
-  const durable = config.dataDir ? join(config.dataDir, 'spill') : undefined;
-  registerHealthRoutes(app, { pulse, snapshots: pulse.snapshots, history, isShuttingDown: () => context.shuttingDown, durable, alerts: () => pulse.alerts?.status() });
-  // Without an alerts section the routes still answer (nothing fires), so the dashboard's request is not a 404.
-  registerAlertRoutes(app, { alerts: pulse.alerts ?? noAlerts, history: history.alerts, clock, schemas: { channelParams: channelParamsSchema, errorResponses } });
-  if (pulse.alerts) {
-    const unsubscribe = pulse.alerts.onTransition((n) => hub.publish('alert', n));
-    app.addHook('onClose', async () => unsubscribe());
-  }
+  publishLiveEvents(app, pulse, hub, metrics);
+  installRequestHandling(app, config, metrics);
+  await registerOpenApi(app);
+  registerApiRoutes(app, options, context, pages, clock);
   await registerDashboard(app);
-
-  // Client errors at info (a caller's bug, worth seeing, not paging on); server errors at error.
-  app.addHook('onResponse', (request, reply, done) => {
-    if (reply.statusCode >= 400 && !request.routeOptions.config.logsOwnFailures) {
-      // A stream URL may carry the token: it never reaches the log.
-      const url = request.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]');
-      const line = { method: request.method, url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
-      if (reply.statusCode >= 500) request.log.error(line, 'request failed');
-      else request.log.info(line, 'request rejected');
-    }
-    done();
-  });
-
+  logFailedRequests(app);
   await app.ready();
   return app;
 }

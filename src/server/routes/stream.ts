@@ -42,6 +42,27 @@ class StreamsPerAddress {
   }
 }
 
+const streamSchema = {
+  summary: 'Live events (server-sent events)',
+  description:
+    'Events: `rates` ({ asOf, rates: Rate[], channels, truncated, summary? }, at least every second): every configured window ' +
+    'of every channel, worst channel first; past `pageChannels` channels only the worst that many, `truncated: true` and ' +
+    '`summary` (every channel by state; search the rest with GET /v1/channels); ' +
+    '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds; ' +
+    '`store` ({ reachable: false, since, reason } or { reachable: true, asOf }) when the store stops or starts answering the snapshot. ' +
+    '`alert` on each alert transition, `breaker` on each breaker change. Every event has an `id:`; reconnect with Last-Event-ID (or ?lastEventId=) to replay.',
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      lastEventId: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      token: { type: 'string', maxLength: 512, description: 'the bearer token, for clients that cannot set headers (EventSource)' },
+    },
+  },
+  headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^\\d{0,15}$' } } },
+  produces: ['text/event-stream'],
+};
+
 export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOptions): void {
   const { hub, onDrop, maxStreamsPerIp = 20, maxBufferedBytes = 256 * 1024, stallGraceMs = 10_000 } = options;
   const open = new Set<() => void>();
@@ -56,26 +77,7 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
   app.get(
     '/v1/stream',
     {
-      schema: {
-        summary: 'Live events (server-sent events)',
-        description:
-          'Events: `rates` ({ asOf, rates: Rate[], channels, truncated, summary? }, at least every second): every configured window ' +
-          'of every channel, worst channel first; past `pageChannels` channels only the worst that many, `truncated: true` and ' +
-          '`summary` (every channel by state; search the rest with GET /v1/channels); ' +
-          '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds; ' +
-          '`store` ({ reachable: false, since, reason } or { reachable: true, asOf }) when the store stops or starts answering the snapshot. ' +
-          'Later issues add `alert` and `breaker`. Every event has an `id:`; reconnect with Last-Event-ID (or ?lastEventId=) to replay.',
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            lastEventId: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-            token: { type: 'string', maxLength: 512, description: 'the bearer token, for clients that cannot set headers (EventSource)' },
-          },
-        },
-        headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^\\d{0,15}$' } } },
-        produces: ['text/event-stream'],
-      },
+      schema: streamSchema,
       config: { tokenInQuery: true },
     },
     (request, reply) => {
