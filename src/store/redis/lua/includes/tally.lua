@@ -81,20 +81,81 @@ local function minuteSeconds(key)
   return h
 end
 
+-- Minute keys of [fromMinute, toMinute] not read yet that do not exist are noted as empty, so reading
+-- them costs no call: one EXISTS over the range, then, if only some exist, one per 8 keys. A window
+-- over a channel quiet for most of an hour (or with no pending requests) then costs a few calls
+-- instead of one read per minute; EXISTS costs ≈ 0.3 µs a key, a read ≈ 2–5 µs (docs/benchmarks.md).
+local NO_TOTALS = { [SUCCESSES] = 0, [FAILURES] = 0, [STARTED] = 0, [OPEN_PENDING] = 0 }
+local NO_SECONDS = {}
+local function noteAbsent(keys, first, last)
+  for i = first, last do
+    totalsRead[keys[i]], secondsRead[keys[i]] = NO_TOTALS, NO_SECONDS
+  end
+end
+
+local function noteAbsentKeys(keys)
+  local present = redis.call('EXISTS', unpack(keys))
+  if present == #keys then return end
+  if present == 0 then return noteAbsent(keys, 1, #keys) end
+  for first = 1, #keys, 8 do
+    local last = math.min(first + 7, #keys)
+    if redis.call('EXISTS', unpack(keys, first, last)) == 0 then noteAbsent(keys, first, last) end
+  end
+end
+
+-- A read builds each minute key once per call (prefix → kind → series → minute): building a key
+-- string is most of a read's Lua time, and every window re-reads the minutes of the shorter ones.
+local readKeys = {}
+local function readKey(kind, series, minute)
+  local byKind = readKeys[prefix]
+  if not byKind then
+    byKind = {}
+    readKeys[prefix] = byKind
+  end
+  local bySeries = byKind[kind]
+  if not bySeries then
+    bySeries = {}
+    byKind[kind] = bySeries
+  end
+  local keys = bySeries[series]
+  if not keys then
+    keys = {}
+    bySeries[series] = keys
+  end
+  local key = keys[minute]
+  if not key then
+    key = bucketKey(kind, series, minute)
+    keys[minute] = key
+  end
+  return key
+end
+
+local function noteAbsentMinutes(kind, series, fromMinute, toMinute)
+  local unread = {}
+  for minute = fromMinute, toMinute do
+    local key = readKey(kind, series, minute)
+    if not totalsRead[key] and not secondsRead[key] then unread[#unread + 1] = key end
+  end
+  if #unread > 0 then noteAbsentKeys(unread) end
+end
+
 -- Sum of `field` over whole seconds [fromSec, toSec]: full minutes from their totals, the partial
 -- minutes at the edges second by second (the current minute is always partial: it may hold
 -- outcomes from a few seconds in the future, within the skew tolerance).
 local function sumTally(kind, series, field, fromSec, toSec)
   local total = 0
-  for minute = math.floor(fromSec / 60), math.floor(toSec / 60) do
-    local key = bucketKey(kind, series, minute)
+  local fromMinute, toMinute = math.floor(fromSec / 60), math.floor(toSec / 60)
+  noteAbsentMinutes(kind, series, fromMinute, toMinute)
+  local names = secondFields[field]
+  for minute = fromMinute, toMinute do
+    local key = readKey(kind, series, minute)
     local first = minute * 60
     if fromSec <= first and first + 59 <= toSec then
       total = total + minuteTotals(key)[field]
     else
       local h = minuteSeconds(key)
       for s = math.max(fromSec, first) - first, math.min(toSec, first + 59) - first do
-        total = total + (h[field .. s] or 0)
+        total = total + (h[names[s]] or 0)
       end
     end
   end
