@@ -81,25 +81,15 @@ local function minuteSeconds(key)
   return h
 end
 
--- Minute keys of [fromMinute, toMinute] not read yet that do not exist are noted as empty, so reading
--- them costs no call: one EXISTS over the range, then, if only some exist, one per 8 keys. A window
--- over a channel quiet for most of an hour (or with no pending requests) then costs a few calls
--- instead of one read per minute; EXISTS costs ≈ 0.3 µs a key, a read ≈ 2–5 µs (docs/benchmarks.md).
+-- Minute keys not read yet are checked with one EXISTS; if none exists (a series with no pending
+-- requests, a channel quiet for the window) they are noted as empty and read with no call each.
+-- Where some exist, each is read: EXISTS costs about what a read of a missing key does.
 local NO_TOTALS = { [SUCCESSES] = 0, [FAILURES] = 0, [STARTED] = 0, [OPEN_PENDING] = 0 }
 local NO_SECONDS = {}
-local function noteAbsent(keys, first, last)
-  for i = first, last do
-    totalsRead[keys[i]], secondsRead[keys[i]] = NO_TOTALS, NO_SECONDS
-  end
-end
-
 local function noteAbsentKeys(keys)
-  local present = redis.call('EXISTS', unpack(keys))
-  if present == #keys then return end
-  if present == 0 then return noteAbsent(keys, 1, #keys) end
-  for first = 1, #keys, 8 do
-    local last = math.min(first + 7, #keys)
-    if redis.call('EXISTS', unpack(keys, first, last)) == 0 then noteAbsent(keys, first, last) end
+  if redis.call('EXISTS', unpack(keys)) > 0 then return end
+  for _, key in ipairs(keys) do
+    totalsRead[key], secondsRead[key] = NO_TOTALS, NO_SECONDS
   end
 end
 
