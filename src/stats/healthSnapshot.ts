@@ -2,6 +2,7 @@
 // read once per interval. The stream, /v1/channels, the alert evaluator and the router's cache all read this
 // snapshot, so the store's read load is one refresh per interval whatever the number of readers
 // (docs/architecture.md, "One health snapshot").
+import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { StatsStore, WindowCounts } from '../store/ports/stats.js';
 import type { PulseLogger, Rate } from '../types.js';
@@ -109,6 +110,9 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
 
   // One store read for the chunk: each channel with its dims series.
   async function readChunk(channels: string[], now: number): Promise<ChannelHealth[]> {
+    // The embedded store answers at once: without a turn of the event loop between chunks, a refresh over
+    // every channel would be one long task, and requests (/healthz too) would wait for all of it.
+    await setImmediate();
     const known = channels.map((channel) => options.series?.seriesOf(channel) ?? []);
     const reads = channels.map((channel, i) => ({ channel, series: ['', ...known[i]!.map((s) => s.id)] }));
     const counts = await store.readWindowsMany(reads, windowsSec, now);
