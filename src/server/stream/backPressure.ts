@@ -32,8 +32,7 @@ export class BackPressuredWriter {
 
   /** For the hub's subscription: written now, or later from the replay buffer, or never (gap). */
   readonly send = (event: StreamEvent): void => {
-    // An id already written: replayed on connect, then delivered by a fan-out that started before.
-    if (this.closed || this.stalledSince !== null || event.id <= this.lastSentId) return;
+    if (this.closed || this.stalledSince !== null) return;
     if (this.fits(event.frame.length)) this.writeEvent(event);
     else this.stall();
   };

@@ -3,14 +3,12 @@
 // buffer, and fanned out to every subscriber. A client reconnecting with Last-Event-ID gets what it missed
 // from the buffer, or learns that the gap is larger than the buffer.
 
-import { setImmediate } from 'node:timers/promises';
-
 export interface StreamEvent {
   id: number;
   type: string;
   /**
    * The SSE frame, ready to write: `id:`, `event:`, `data:` lines and the blank line. Encoded once: written
-   * as a string, each of 2,000 clients got its own copy of a 600 kB event every second (docs/benchmarks.md).
+   * as a string, each of 2,000 clients got its own copy of the event every second (docs/benchmarks.md).
    */
   frame: Buffer;
 }
@@ -24,13 +22,6 @@ export interface EventHubOptions {
 
 export type Listener = (event: StreamEvent) => void;
 
-/**
- * Subscribers written per turn of the event loop. Writing a `rates` event to 2,000 sockets is a memory
- * copy per socket into the kernel: done at once it held the loop (and /healthz) for seconds
- * (docs/benchmarks.md, scale). Up to this many subscribers still get an event before publish returns.
- */
-export const subscribersPerTurn = 100;
-
 export interface Replay {
   events: StreamEvent[];
   /** true when events after `lastEventId` were dropped from the buffer before the client came back. */
@@ -42,9 +33,6 @@ export class EventHub {
   private bufferedBytes = 0;
   private nextId = 1;
   private readonly listeners = new Set<Listener>();
-  /** Events published while a fan-out runs, delivered after it in order. */
-  private readonly queued: StreamEvent[] = [];
-  private fanning = false;
   private readonly maxEvents: number;
   private readonly maxBytes: number;
 
@@ -62,30 +50,8 @@ export class EventHub {
     while (this.buffer.length > this.maxEvents || (this.bufferedBytes > this.maxBytes && this.buffer.length > 1)) {
       this.bufferedBytes -= this.buffer.shift()!.frame.length;
     }
-    if (this.fanning || this.listeners.size > subscribersPerTurn) {
-      this.queued.push(event);
-      if (!this.fanning) void this.fanOut().catch(() => undefined);
-    } else {
-      for (const listener of this.listeners) listener(event);
-    }
+    for (const listener of this.listeners) listener(event);
     return event;
-  }
-
-  // Subscribers present when an event's fan-out starts get it; one subscribing later was given the hub's
-  // last id (or replays from the buffer), and BackPressuredWriter skips ids it has.
-  private async fanOut(): Promise<void> {
-    this.fanning = true;
-    try {
-      for (let event = this.queued.shift(); event; event = this.queued.shift()) {
-        const listeners = [...this.listeners];
-        for (let i = 0; i < listeners.length; i += subscribersPerTurn) {
-          if (i > 0) await setImmediate();
-          for (const listener of listeners.slice(i, i + subscribersPerTurn)) listener(event);
-        }
-      }
-    } finally {
-      this.fanning = false;
-    }
   }
 
   /** Events with an id above `lastEventId`, oldest first. */
