@@ -94,7 +94,7 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
   const { store, clock, minSamples, horizonMs, intervalMs, logger } = options;
   const windows = [...new Set(options.windows)].sort((a, b) => parseWindow(a) - parseWindow(b));
   const windowsSec = windows.map(parseWindow);
-  const concurrency = options.readConcurrency ?? 4;
+  const concurrency = options.readConcurrency ?? 2;
   const channelsPerRead = options.channelsPerRead ?? 200;
   const listeners = new Set<(snapshot: HealthSnapshot) => void>();
   let latest: HealthSnapshot | undefined;

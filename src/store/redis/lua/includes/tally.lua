@@ -96,22 +96,17 @@ end
 -- A read builds each minute key once per call (prefix → kind → series → minute): building a key
 -- string is most of a read's Lua time, and every window re-reads the minutes of the shorter ones.
 local readKeys = {}
+local function childOf(t, name)
+  local child = t[name]
+  if not child then
+    child = {}
+    t[name] = child
+  end
+  return child
+end
+
 local function readKey(kind, series, minute)
-  local byKind = readKeys[prefix]
-  if not byKind then
-    byKind = {}
-    readKeys[prefix] = byKind
-  end
-  local bySeries = byKind[kind]
-  if not bySeries then
-    bySeries = {}
-    byKind[kind] = bySeries
-  end
-  local keys = bySeries[series]
-  if not keys then
-    keys = {}
-    bySeries[series] = keys
-  end
+  local keys = childOf(childOf(childOf(readKeys, prefix), kind), series)
   local key = keys[minute]
   if not key then
     key = bucketKey(kind, series, minute)
