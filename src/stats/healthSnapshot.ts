@@ -2,8 +2,9 @@
 // read once per interval. The stream, /v1/channels, the alert evaluator and the router's cache all read this
 // snapshot, so the store's read load is one refresh per interval whatever the number of readers
 // (docs/architecture.md, "One health snapshot").
+import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
-import type { StatsStore } from '../store/ports/stats.js';
+import type { StatsStore, WindowCounts } from '../store/ports/stats.js';
 import type { PulseLogger, Rate } from '../types.js';
 import { toRate } from './rate.js';
 import { parseWindow } from './windows.js';
@@ -49,7 +50,7 @@ export interface SeriesSource {
 }
 
 export interface HealthSnapshotOptions {
-  store: Pick<StatsStore, 'listChannels' | 'readWindows'>;
+  store: Pick<StatsStore, 'listChannels' | 'readWindowsMany'>;
   clock: Clock;
   /** Window labels every snapshot holds: the configured windows and whatever alerts and routing need. */
   windows: string[];
@@ -59,7 +60,9 @@ export interface HealthSnapshotOptions {
   intervalMs: number;
   series?: SeriesSource;
   logger?: PulseLogger;
-  /** Concurrent store reads per refresh: enough to hide round trips, few enough not to flood the store. */
+  /** Channels per store read: the embedded store reads a chunk in one go, so it bounds an event-loop stall. */
+  channelsPerRead?: number;
+  /** Store reads in flight per refresh: enough to hide round trips, few enough not to flood the store. */
   readConcurrency?: number;
 }
 
@@ -95,7 +98,8 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
   const { store, clock, minSamples, horizonMs, intervalMs, logger } = options;
   const windows = [...new Set(options.windows)].sort((a, b) => parseWindow(a) - parseWindow(b));
   const windowsSec = windows.map(parseWindow);
-  const concurrency = options.readConcurrency ?? 32;
+  const concurrency = options.readConcurrency ?? 2;
+  const channelsPerRead = options.channelsPerRead ?? 200;
   const listeners = new Set<(snapshot: HealthSnapshot) => void>();
   const failingListeners = new Set<(status: SnapshotStatus) => void>();
   let latest: HealthSnapshot | undefined;
@@ -103,20 +107,25 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
   let running: Promise<HealthSnapshot | undefined> | null = null;
   let timer: NodeJS.Timeout | undefined;
 
-  async function readSeries(channel: string, id: string, dims: Record<string, string> | undefined, now: number): Promise<SeriesHealth> {
-    const counts = await store.readWindows(channel, id, windowsSec, now);
+  function ratesOf(channel: string, dims: Record<string, string> | undefined, counts: WindowCounts[], now: number): Record<string, Rate> {
     const rates: Record<string, Rate> = {};
     counts.forEach((c, i) => (rates[windows[i]!] = toRate(channel, dims, windows[i]!, c, minSamples, now)));
-    return dims ? { dims, id, rates } : { rates };
+    return rates;
   }
 
-  async function readChannel(channel: string, now: number): Promise<ChannelHealth> {
-    const known = options.series?.seriesOf(channel) ?? [];
-    const [own, ...series] = await Promise.all([
-      readSeries(channel, '', undefined, now),
-      ...known.map((s) => readSeries(channel, s.id, s.dims, now)),
-    ]);
-    return { channel, rates: own!.rates, series };
+  // One store read for the chunk: each channel with its dims series.
+  async function readChunk(channels: string[], now: number): Promise<ChannelHealth[]> {
+    // The embedded store answers at once: without a turn of the event loop between chunks, a refresh over
+    // every channel would be one long task, and requests (/healthz too) would wait for all of it.
+    await setImmediate();
+    const known = channels.map((channel) => options.series?.seriesOf(channel) ?? []);
+    const reads = channels.map((channel, i) => ({ channel, series: ['', ...known[i]!.map((s) => s.id)] }));
+    const counts = await store.readWindowsMany(reads, windowsSec, now);
+    return channels.map((channel, i) => ({
+      channel,
+      rates: ratesOf(channel, undefined, counts[i]![0]!, now),
+      series: known[i]!.map((s, j) => ({ dims: s.dims, id: s.id, rates: ratesOf(channel, s.dims, counts[i]![j + 1]!, now) })),
+    }));
   }
 
   async function takeSnapshot(): Promise<HealthSnapshot | undefined> {
@@ -124,7 +133,8 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
     const now = clock.now();
     try {
       const names = await store.listChannels(now - horizonMs, now);
-      const healths = await mapLimited(names, concurrency, (name) => readChannel(name, now));
+      const chunks = Array.from({ length: Math.ceil(names.length / channelsPerRead) }, (_, i) => names.slice(i * channelsPerRead, (i + 1) * channelsPerRead));
+      const healths = (await mapLimited(chunks, concurrency, (chunk) => readChunk(chunk, now))).flat();
       const durationMs = performance.now() - started;
       latest = { asOf: now, durationMs, channels: new Map(healths.map((h) => [h.channel, h])) };
       const recovered = status.failing;

@@ -12,7 +12,7 @@ describe('EventHub', () => {
     const replay = hub.since(2);
     expect(replay.gap).toBe(false);
     expect(replay.events.map((e) => e.id)).toEqual([3, 4, 5]);
-    expect(replay.events[0]!.frame).toBe('id: 3\nevent: rates\ndata: {"i":2}\n\n');
+    expect(replay.events[0]!.frame.toString()).toBe('id: 3\nevent: rates\ndata: {"i":2}\n\n');
     expect(hub.since(5)).toEqual({ events: [], gap: false });
   });
 

@@ -6,8 +6,11 @@
 export interface StreamEvent {
   id: number;
   type: string;
-  /** The SSE frame, ready to write: `id:`, `event:`, `data:` lines and the blank line. */
-  frame: string;
+  /**
+   * The SSE frame, ready to write: `id:`, `event:`, `data:` lines and the blank line. Encoded once: written
+   * as a string, each of 2,000 clients got its own copy of the event every second (docs/benchmarks.md).
+   */
+  frame: Buffer;
 }
 
 export interface EventHubOptions {
@@ -41,7 +44,7 @@ export class EventHub {
   publish(type: string, data: unknown): StreamEvent {
     const id = this.nextId++;
     // JSON.stringify never emits a raw newline, so one data: line carries the whole payload.
-    const event: StreamEvent = { id, type, frame: `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n` };
+    const event: StreamEvent = { id, type, frame: Buffer.from(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`) };
     this.buffer.push(event);
     this.bufferedBytes += event.frame.length;
     while (this.buffer.length > this.maxEvents || (this.bufferedBytes > this.maxBytes && this.buffer.length > 1)) {

@@ -12,21 +12,26 @@ export type CountField = keyof Counts;
 
 const empty = (): Counts => ({ s: 0, f: 0, p: 0, o: 0 });
 
+/** One minute: its totals, and its seconds by offset 0–59 (the Redis layout: one hash per series and minute). */
+interface Minute {
+  total: Counts;
+  seconds: Array<Counts | undefined>;
+}
+
 export class SecondCounters {
-  private readonly seconds = new Map<number, Counts>();
-  private readonly minutes = new Map<number, Counts>();
+  private readonly minutes = new Map<number, Minute>();
 
   add(atMs: number, field: CountField, delta: number): void {
     const sec = Math.floor(atMs / 1000);
     const minute = Math.floor(sec / 60);
-    let s = this.seconds.get(sec);
-    if (!s) this.seconds.set(sec, (s = empty()));
     let m = this.minutes.get(minute);
-    if (!m) this.minutes.set(minute, (m = empty()));
+    if (!m) this.minutes.set(minute, (m = { total: empty(), seconds: [] }));
+    const s = (m.seconds[sec - minute * 60] ??= empty());
     s[field] += delta;
-    m[field] += delta;
+    m.total[field] += delta;
   }
 
+  // A minute with no outcomes costs one lookup, not sixty: a snapshot reads every window of every channel.
   sum(fromSec: number, toSec: number): Counts {
     const total = empty();
     const addTo = (c: Counts | undefined) => {
@@ -37,25 +42,26 @@ export class SecondCounters {
       total.o += c.o;
     };
     for (let minute = Math.floor(fromSec / 60); minute <= Math.floor(toSec / 60); minute++) {
+      const m = this.minutes.get(minute);
+      if (!m) continue;
       const first = minute * 60;
-      if (fromSec <= first && first + 59 <= toSec) addTo(this.minutes.get(minute));
-      else for (let s = Math.max(fromSec, first); s <= Math.min(toSec, first + 59); s++) addTo(this.seconds.get(s));
+      if (fromSec <= first && first + 59 <= toSec) addTo(m.total);
+      else for (let s = Math.max(fromSec, first); s <= Math.min(toSec, first + 59); s++) addTo(m.seconds[s - first]);
     }
     return total;
   }
 
   minute(minute: number): Counts {
-    return { ...empty(), ...this.minutes.get(minute) };
+    return { ...empty(), ...this.minutes.get(minute)?.total };
   }
 
-  /** Forgets seconds and minutes that end before `fromMs` (past retention). */
+  /** Forgets minutes that end before `fromMs` (past retention), as Redis expires a minute's hash whole. */
   prune(fromMs: number): void {
     const firstSec = Math.floor(fromMs / 1000);
-    for (const sec of this.seconds.keys()) if (sec < firstSec) this.seconds.delete(sec);
     for (const minute of this.minutes.keys()) if ((minute + 1) * 60 <= firstSec) this.minutes.delete(minute);
   }
 
   get isEmpty(): boolean {
-    return this.seconds.size === 0;
+    return this.minutes.size === 0;
   }
 }

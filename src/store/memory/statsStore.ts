@@ -6,6 +6,7 @@ import type { FailedRequest, MinuteCounts } from '../../types.js';
 import {
   RecordCode,
   StatusCode,
+  type ChannelSeries,
   type EngineSettings,
   type StatsStore,
   type StoreEpoch,
@@ -46,6 +47,15 @@ class ChannelData {
     if (!l) this.lastN.set(series, (l = new SortedList()));
     return l;
   }
+}
+
+function windowCounts(d: ChannelData | undefined, series: string, windowsSec: number[], now: number): WindowCounts[] {
+  const counters = d?.counters.get(series);
+  const toSec = Math.floor(now / 1000);
+  return windowsSec.map((w) => {
+    const c = counters?.sum(toSec - w + 1, toSec) ?? { s: 0, f: 0, p: 0, o: 0 };
+    return { success: c.s, failure: c.f, started: c.p, pending: c.o };
+  });
 }
 
 export class MemoryStatsStore implements StatsStore {
@@ -97,11 +107,13 @@ export class MemoryStatsStore implements StatsStore {
   }
 
   async readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]> {
-    const counters = this.readable(channel, now)?.counters.get(series);
-    const toSec = Math.floor(now / 1000);
-    return windowsSec.map((w) => {
-      const c = counters?.sum(toSec - w + 1, toSec) ?? { s: 0, f: 0, p: 0, o: 0 };
-      return { success: c.s, failure: c.f, started: c.p, pending: c.o };
+    return windowCounts(this.readable(channel, now), series, windowsSec, now);
+  }
+
+  async readWindowsMany(reads: ChannelSeries[], windowsSec: number[], now: number): Promise<WindowCounts[][][]> {
+    return reads.map(({ channel, series }) => {
+      const d = this.readable(channel, now);
+      return series.map((s) => windowCounts(d, s, windowsSec, now));
     });
   }
 

@@ -37,6 +37,12 @@ export interface WindowCounts {
   pending: number;
 }
 
+/** Series of one channel to read at once: the channel itself is series ''. */
+export interface ChannelSeries {
+  channel: string;
+  series: string[];
+}
+
 export interface EngineSettings {
   namespace: string;
   strategy: Strategy;
@@ -75,6 +81,12 @@ export interface StatsStore {
   recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]>;
   /** Counts of one series for each window (seconds), ending at `now`. */
   readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]>;
+  /**
+   * `readWindows` of many channels' series at once, in as few store calls as the keys allow (one script
+   * call per chunk of channels; per slot on a cluster): `result[i][j]` is exactly what
+   * `readWindows(reads[i].channel, reads[i].series[j], windowsSec, now)` answers.
+   */
+  readWindowsMany(reads: ChannelSeries[], windowsSec: number[], now: number): Promise<WindowCounts[][][]>;
   /** Successes and failures among the newest `n` terminal outcomes up to `now`. */
   readLastN(channel: string, series: string, n: number, now: number): Promise<{ success: number; failure: number }>;
   /** Newest requests whose final status is failure, with `at` in [fromMs, now]. */

@@ -200,8 +200,9 @@ export class RedisConnection {
     args: RedisArg[],
     timeoutMs = this.commandTimeoutMs,
   ): Promise<RedisReply> {
-    if (keys.length !== script.numberOfKeys) {
-      throw new Error(`${script.name} takes ${script.numberOfKeys} keys, got ${keys.length}`);
+    // `-<n>.lua` is the keys every call passes; a channel script's read of many channels passes one per channel.
+    if (keys.length < script.numberOfKeys) {
+      throw new Error(`${script.name} takes at least ${script.numberOfKeys} keys, got ${keys.length}`);
     }
     const tail = [String(keys.length), ...keys, ...args];
     try {

@@ -1,6 +1,7 @@
 -- Shared header of the channel scripts. KEYS[1] = `<namespace>:{<channel>}:`, the prefix of every key
--- the script touches (one hash tag, so one Cluster slot). ARGV (channelScriptArgv in layouts.ts):
---   [1] op: 'record' | 'windows' | 'lastn' | 'failures' | 'minutes'
+-- the script touches (one hash tag, so one Cluster slot; `windows-many` takes one per channel, ops.lua).
+-- ARGV (channelScriptArgv in layouts.ts):
+--   [1] op: 'record' | 'windows' | 'windows-many' | 'lastn' | 'failures' | 'minutes'
 --   [2] now (epoch ms)            [3] pendingTimeoutMs   [4] horizonMs (dedup)   [5] retentionMs (counts)
 --   [6] lastNMax                  [7] failuresMax        [8] ledgerShards (the client picks the shard: unread here)
 --   [9] zsetShards

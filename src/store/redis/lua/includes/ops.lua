@@ -9,6 +9,12 @@
 --            Returns one character per outcome: 0 accepted, 1 duplicate, 2 corrected.
 --   windows  ARGV[11] = series, ARGV[12…] = window lengths in seconds.
 --            Returns success, failure, started, pending for each window.
+--   windows-many  KEYS = one prefix per channel (one slot on a cluster: the caller groups them).
+--            ARGV[11] = W, ARGV[12…11+W] = window lengths in seconds, then per channel S and its S series.
+--            Returns per channel what `windows` returns for each of its series, one after the other; or
+--            'sweep' for a channel past the first with pending requests past their deadline, which only
+--            that channel's own call turns into failures (outcome.lua's keys are KEYS[1]'s): the caller
+--            reads it with `windows`.
 --   lastn    ARGV[11] = series, ARGV[12] = n. Returns success, failure among the newest n.
 --   failures ARGV[11] = from (ms), ARGV[12] = limit. Returns `<id>\t<code>`, at, … newest first.
 --   minutes  ARGV[11] = series, ARGV[12] = first minute, ARGV[13] = last minute (epoch minutes).
@@ -16,7 +22,7 @@
 -- provides: (nothing)
 -- requires: sweepTimeouts, op, OP_ARGS, addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE,
 --           noteFailure, idiv, ACCEPTED, apply, flushWrites, now, readTerminal, sumTally, PENDING_TALLY,
---           STARTED, OPEN_PENDING, readLastN, readFailures, readMinuteTerminal, minuteTally
+--           STARTED, OPEN_PENDING, readLastN, readFailures, readMinuteTerminal, minuteTally, prefix, int
 sweepTimeouts()
 
 if op == 'record' then
@@ -60,15 +66,40 @@ end
 
 flushWrites()
 
-if op == 'windows' then
-  local series, toSec, out = ARGV[OP_ARGS], math.floor(now / 1000), {}
-  for k = OP_ARGS + 1, #ARGV do
-    local fromSec = toSec - tonumber(ARGV[k]) + 1
+-- A series' counts for windows from each of `fromSecs` to `toSec`, appended to `out`.
+local function appendWindows(out, series, fromSecs, toSec)
+  for _, fromSec in ipairs(fromSecs) do
     local success, failure = readTerminal(series, fromSec, toSec)
     out[#out + 1] = success
     out[#out + 1] = failure
     out[#out + 1] = sumTally(PENDING_TALLY, series, STARTED, fromSec, toSec)
     out[#out + 1] = sumTally(PENDING_TALLY, series, OPEN_PENDING, fromSec, toSec)
+  end
+  return out
+end
+
+if op == 'windows' then
+  local toSec, fromSecs = math.floor(now / 1000), {}
+  for k = OP_ARGS + 1, #ARGV do fromSecs[#fromSecs + 1] = toSec - tonumber(ARGV[k]) + 1 end
+  return appendWindows({}, ARGV[OP_ARGS], fromSecs, toSec)
+end
+
+if op == 'windows-many' then
+  local toSec, windowCount, fromSecs = math.floor(now / 1000), tonumber(ARGV[OP_ARGS]), {}
+  for w = 1, windowCount do fromSecs[w] = toSec - tonumber(ARGV[OP_ARGS + w]) + 1 end
+  local out, k = {}, OP_ARGS + windowCount + 1
+  for c = 1, #KEYS do
+    -- Every read include builds its keys from `prefix` when called, so re-pointing it reads channel c.
+    prefix = KEYS[c]
+    local seriesCount = tonumber(ARGV[k])
+    if c > 1 and #redis.call('ZRANGEBYSCORE', prefix .. 'pend', '-inf', int(now), 'LIMIT', 0, 1) > 0 then
+      out[c] = 'sweep'
+    else
+      local counts = {}
+      for j = 1, seriesCount do appendWindows(counts, ARGV[k + j], fromSecs, toSec) end
+      out[c] = counts
+    end
+    k = k + seriesCount + 1
   end
   return out
 end

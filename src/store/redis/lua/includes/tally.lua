@@ -81,20 +81,66 @@ local function minuteSeconds(key)
   return h
 end
 
+-- Minute keys not read yet are checked with one EXISTS; if none exists (a series with no pending
+-- requests, a channel quiet for the window) they are noted as empty and read with no call each.
+-- Where some exist, each is read: EXISTS costs about what a read of a missing key does.
+local NO_TOTALS = { [SUCCESSES] = 0, [FAILURES] = 0, [STARTED] = 0, [OPEN_PENDING] = 0 }
+local NO_SECONDS = {}
+local function noteAbsentKeys(keys)
+  if redis.call('EXISTS', unpack(keys)) > 0 then return end
+  for _, key in ipairs(keys) do
+    totalsRead[key], secondsRead[key] = NO_TOTALS, NO_SECONDS
+  end
+end
+
+-- A read builds each minute key once per call (prefix → kind → series → minute): building a key
+-- string is most of a read's Lua time, and every window re-reads the minutes of the shorter ones.
+local readKeys = {}
+local function childOf(t, name)
+  local child = t[name]
+  if not child then
+    child = {}
+    t[name] = child
+  end
+  return child
+end
+
+local function readKey(kind, series, minute)
+  local keys = childOf(childOf(childOf(readKeys, prefix), kind), series)
+  local key = keys[minute]
+  if not key then
+    key = bucketKey(kind, series, minute)
+    keys[minute] = key
+  end
+  return key
+end
+
+local function noteAbsentMinutes(kind, series, fromMinute, toMinute)
+  local unread = {}
+  for minute = fromMinute, toMinute do
+    local key = readKey(kind, series, minute)
+    if not totalsRead[key] and not secondsRead[key] then unread[#unread + 1] = key end
+  end
+  if #unread > 0 then noteAbsentKeys(unread) end
+end
+
 -- Sum of `field` over whole seconds [fromSec, toSec]: full minutes from their totals, the partial
 -- minutes at the edges second by second (the current minute is always partial: it may hold
 -- outcomes from a few seconds in the future, within the skew tolerance).
 local function sumTally(kind, series, field, fromSec, toSec)
   local total = 0
-  for minute = math.floor(fromSec / 60), math.floor(toSec / 60) do
-    local key = bucketKey(kind, series, minute)
+  local fromMinute, toMinute = math.floor(fromSec / 60), math.floor(toSec / 60)
+  noteAbsentMinutes(kind, series, fromMinute, toMinute)
+  local names = secondFields[field]
+  for minute = fromMinute, toMinute do
+    local key = readKey(kind, series, minute)
     local first = minute * 60
     if fromSec <= first and first + 59 <= toSec then
       total = total + minuteTotals(key)[field]
     else
       local h = minuteSeconds(key)
       for s = math.max(fromSec, first) - first, math.min(toSec, first + 59) - first do
-        total = total + (h[field .. s] or 0)
+        total = total + (h[names[s]] or 0)
       end
     end
   end
