@@ -13,9 +13,7 @@ function int(value: string): number {
   return n;
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const program = new Command('paypulse').description('Real-time payment channel success rates on Redis').version(packageVersion(), '-V, --version');
-
+function addDemo(program: Command): void {
   program
     .command('demo')
     .description('run the service with simulated traffic and a scripted incident; prints the dashboard URL')
@@ -43,7 +41,10 @@ export async function main(argv: string[]): Promise<void> {
         process.once('SIGINT', stop);
       }
     });
+}
 
+/** The service itself, and traffic for one. */
+function addServiceCommands(program: Command): void {
   program
     .command('serve')
     .description('run the HTTP service (configuration from the environment and --config)')
@@ -74,7 +75,10 @@ export async function main(argv: string[]): Promise<void> {
         progressEveryMs: Math.max(1, o.progressEvery) * 1000,
       });
     });
+}
 
+/** Commands that talk to a running service, and the rules for its Prometheus. */
+function addOperatorCommands(program: Command): void {
   program
     .command('top')
     .description('live channel table of a running service')
@@ -109,6 +113,12 @@ export async function main(argv: string[]): Promise<void> {
       const config = loadConfig({ configPath: o.config });
       process.stdout.write(rulesCommandOutput({ ...config, thresholds: defaultLevels(config.thresholds) }));
     });
+}
 
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('paypulse').description('Real-time payment channel success rates on Redis').version(packageVersion(), '-V, --version');
+  addDemo(program);
+  addServiceCommands(program);
+  addOperatorCommands(program);
   await program.parseAsync(argv);
 }

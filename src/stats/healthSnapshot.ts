@@ -94,12 +94,42 @@ async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Pr
   return results;
 }
 
+interface ChunkReader {
+  store: HealthSnapshotOptions['store'];
+  series?: SeriesSource;
+  windows: string[];
+  windowsSec: number[];
+  minSamples: number;
+}
+
+function ratesOf(reader: ChunkReader, channel: string, dims: Record<string, string> | undefined, counts: WindowCounts[], now: number): Record<string, Rate> {
+  const rates: Record<string, Rate> = {};
+  counts.forEach((c, i) => (rates[reader.windows[i]!] = toRate(channel, dims, reader.windows[i]!, c, reader.minSamples, now)));
+  return rates;
+}
+
+// One store read for the chunk: each channel with its dims series.
+async function readChunk(reader: ChunkReader, channels: string[], now: number): Promise<ChannelHealth[]> {
+  // The embedded store answers at once: without a turn of the event loop between chunks, a refresh over
+  // every channel would be one long task, and requests (/healthz too) would wait for all of it.
+  await setImmediate();
+  const known = channels.map((channel) => reader.series?.seriesOf(channel) ?? []);
+  const reads = channels.map((channel, i) => ({ channel, series: ['', ...known[i]!.map((s) => s.id)] }));
+  const counts = await reader.store.readWindowsMany(reads, reader.windowsSec, now);
+  return channels.map((channel, i) => ({
+    channel,
+    rates: ratesOf(reader, channel, undefined, counts[i]![0]!, now),
+    series: known[i]!.map((s, j) => ({ dims: s.dims, id: s.id, rates: ratesOf(reader, channel, s.dims, counts[i]![j + 1]!, now) })),
+  }));
+}
+
 export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSnapshots {
   const { store, clock, minSamples, horizonMs, intervalMs, logger } = options;
   const windows = [...new Set(options.windows)].sort((a, b) => parseWindow(a) - parseWindow(b));
   const windowsSec = windows.map(parseWindow);
   const concurrency = options.readConcurrency ?? 2;
   const channelsPerRead = options.channelsPerRead ?? 200;
+  const reader: ChunkReader = { store, series: options.series, windows, windowsSec, minSamples };
   const listeners = new Set<(snapshot: HealthSnapshot) => void>();
   const failingListeners = new Set<(status: SnapshotStatus) => void>();
   let latest: HealthSnapshot | undefined;
@@ -107,34 +137,13 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
   let running: Promise<HealthSnapshot | undefined> | null = null;
   let timer: NodeJS.Timeout | undefined;
 
-  function ratesOf(channel: string, dims: Record<string, string> | undefined, counts: WindowCounts[], now: number): Record<string, Rate> {
-    const rates: Record<string, Rate> = {};
-    counts.forEach((c, i) => (rates[windows[i]!] = toRate(channel, dims, windows[i]!, c, minSamples, now)));
-    return rates;
-  }
-
-  // One store read for the chunk: each channel with its dims series.
-  async function readChunk(channels: string[], now: number): Promise<ChannelHealth[]> {
-    // The embedded store answers at once: without a turn of the event loop between chunks, a refresh over
-    // every channel would be one long task, and requests (/healthz too) would wait for all of it.
-    await setImmediate();
-    const known = channels.map((channel) => options.series?.seriesOf(channel) ?? []);
-    const reads = channels.map((channel, i) => ({ channel, series: ['', ...known[i]!.map((s) => s.id)] }));
-    const counts = await store.readWindowsMany(reads, windowsSec, now);
-    return channels.map((channel, i) => ({
-      channel,
-      rates: ratesOf(channel, undefined, counts[i]![0]!, now),
-      series: known[i]!.map((s, j) => ({ dims: s.dims, id: s.id, rates: ratesOf(channel, s.dims, counts[i]![j + 1]!, now) })),
-    }));
-  }
-
   async function takeSnapshot(): Promise<HealthSnapshot | undefined> {
     const started = performance.now();
     const now = clock.now();
     try {
       const names = await store.listChannels(now - horizonMs, now);
       const chunks = Array.from({ length: Math.ceil(names.length / channelsPerRead) }, (_, i) => names.slice(i * channelsPerRead, (i + 1) * channelsPerRead));
-      const healths = (await mapLimited(chunks, concurrency, (chunk) => readChunk(chunk, now))).flat();
+      const healths = (await mapLimited(chunks, concurrency, (chunk) => readChunk(reader, chunk, now))).flat();
       const durationMs = performance.now() - started;
       latest = { asOf: now, durationMs, channels: new Map(healths.map((h) => [h.channel, h])) };
       const recovered = status.failing;
