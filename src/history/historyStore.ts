@@ -25,6 +25,8 @@ export interface HistoryStore {
   minutes(channel: string, range: { from: number; to: number; limit?: number }): Promise<MinuteCounts[]>;
   /** Several channels' minutes with `from <= minute <= to` in one query, by channel then oldest first. */
   minutesOfChannels(channels: readonly string[], range: { from: number; to: number; limit?: number }): Promise<MinuteSnapshot[]>;
+  /** Every channel's minutes with `from <= minute <= to`, by channel then oldest first; at most `limit` rows. */
+  minutesOfEveryChannel(range: { from: number; to: number; limit?: number }): Promise<MinuteSnapshot[]>;
   /** Deletes at most `limit` minutes older than `before` (bounded, so a long backlog never holds a long lock). */
   prune(before: number, limit?: number): Promise<number>;
   /** Transitions of the shared circuit breakers (migration 003). */
@@ -130,6 +132,17 @@ export function createHistoryStore(db: SqlClient): HistoryStore {
           ORDER BY channel, minute
           LIMIT $3::int`,
         [from, to, limit, ...channels],
+      );
+      return rows.map((r) => ({ channel: r.channel, minute: Number(r.minute), success: r.success, failure: r.failure, started: r.started }));
+    },
+    async minutesOfEveryChannel({ from, to, limit = 100_000 }) {
+      const rows = await db.query<{ channel: string; minute: number; success: number; failure: number; started: number }>(
+        `SELECT channel, (extract(epoch FROM minute) * 1000)::float8 AS minute, success, failure, started
+           FROM minute_snapshots
+          WHERE minute >= to_timestamp($1::float8 / 1000) AND minute <= to_timestamp($2::float8 / 1000)
+          ORDER BY channel, minute
+          LIMIT $3::int`,
+        [from, to, limit],
       );
       return rows.map((r) => ({ channel: r.channel, minute: Number(r.minute), success: r.success, failure: r.failure, started: r.started }));
     },

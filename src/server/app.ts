@@ -152,6 +152,7 @@ function registerApiRoutes(app: FastifyInstance, options: BuildAppOptions, conte
     clock,
     thresholds: config.thresholds,
     knowsChannel: (channel) => pulse.knowsChannel(channel),
+    minSamples: pulse.settings.minSamples,
     pages,
   });
   registerChannelsHistoryRoute(app, { history, clock });

@@ -67,6 +67,9 @@ describe.each(backends)('history store on $name', (backend) => {
     ]);
     expect(await store.minutesOfChannels(['many-a', 'many-b', 'many-c'], { ...range, limit: 2 })).toHaveLength(2);
     expect(await store.minutesOfChannels([], range)).toEqual([]);
+    const every = (await store.minutesOfEveryChannel(range)).filter((row) => row.channel.startsWith('many-'));
+    expect(every.map((row) => `${row.channel}@${row.minute - t0}`)).toEqual(['many-a@0', `many-a@${minute}`, `many-b@${minute}`, 'many-c@0']);
+    expect(await store.minutesOfEveryChannel({ ...range, limit: 1 })).toHaveLength(1);
   });
 
   it('corrects a minute that changed and leaves unchanged ones unwritten', async () => {

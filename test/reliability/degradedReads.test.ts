@@ -69,4 +69,28 @@ describe('reads while the store is down', () => {
     expect(back.body.storeUnreachableSince).toBeUndefined();
     expect((await getJson('/v1/channels/alipay/failures?window=5m')).status).toBe(200);
   });
+
+  it('a process started while the store is down answers /v1/channels from history, stale', async () => {
+    const at = Date.now() - 1_000;
+    const outcomes = [
+      ...Array.from({ length: 7 }, (_, i) => ({ channel: 'wechat', requestId: `h-ok-${i}`, status: 'success', at })),
+      ...Array.from({ length: 3 }, (_, i) => ({ channel: 'wechat', requestId: `h-bad-${i}`, status: 'failure', at, code: 'issuer_down' })),
+    ];
+    const posted = await fetch(`${service.url}/v1/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcomes }) });
+    expect(posted.status).toBe(200);
+    await eventually(async () => (await service.pulse.rate('wechat', { window: '1m' })).total === 10, 10_000);
+    await service.snapshots.runOnce();
+    await service.close();
+    await redis.kill();
+
+    service = await startService(
+      { ...defaultConfig, port: 0, redisUrl: redis.url, namespace: `degraded${process.pid}`, databaseUrl: database.url, windows: ['1m', '5m'] },
+      { logger: pino({ level: 'silent' }) },
+    );
+    await eventually(async () => (await getJson('/v1/channels')).body.stale === true, 15_000);
+    const fromHistory = await getJson('/v1/channels');
+    expect(fromHistory.status).toBe(200);
+    const wechat = fromHistory.body.channels.find((c: { channel: string }) => c.channel === 'wechat');
+    expect(wechat).toMatchObject({ rates: { '1m': { total: 10, success: 7, failure: 3, stale: true }, '5m': { total: 10, stale: true } } });
+  });
 });

@@ -8,7 +8,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../../stats/healthSnapshot.js';
 import type { ChannelPages, PageQuery } from './channelPages.js';
 import type { ServiceThresholds } from '../configLevels.js';
-import { outageError, staleSnapshot, storeUnreachableSince } from './degradedReads.js';
+import { historySnapshot, outageError, staleSnapshot, storeUnreachableSince } from './degradedReads.js';
 import { historyRange, minuteWithRate } from './historyQuery.js';
 import { channelListSchema, failuresRouteSchema, historyRouteSchema, rateRouteSchema } from './channelSchemas.js';
 
@@ -22,12 +22,14 @@ export interface ChannelRoutesOptions {
   snapshots: HealthSnapshots;
   /** The snapshot's interval: an older snapshot is refreshed before it is served (refreshes are shared). */
   snapshotIntervalMs: number;
-  history: Pick<HistoryStore, 'minutes'>;
+  history: Pick<HistoryStore, 'minutes' | 'minutesOfEveryChannel'>;
   clock: Clock;
   thresholds: ServiceThresholds;
   pages: ChannelPages;
   /** Seen within the dedup horizon (no store call); absent: every name is answered. */
   knowsChannel?: (channel: string) => boolean;
+  /** For rates rebuilt from history while the store has never answered. */
+  minSamples: number;
 }
 
 const dimsError = (reason: string) => new ValidationError([{ index: 0, field: 'querystring.dims', reason }]);
@@ -82,7 +84,8 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
       });
       if (snapshot) return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, ...options.pages.page(snapshot, request.query) };
       // The store cannot be read: the last values a dashboard saw beat a blank page, flagged so nobody acts on them.
-      const stale = staleSnapshot(snapshots.latest());
+      const latest = snapshots.latest();
+      const stale = latest ? staleSnapshot(latest) : await historySnapshot({ history, windows: pulse.windows, minSamples: options.minSamples }, clock.now());
       const since = storeUnreachableSince(snapshots);
       const page = options.pages.page(stale, request.query);
       return { windows: pulse.windows, thresholds, asOf: stale.asOf, stale: true, ...(since === undefined ? {} : { storeUnreachableSince: since }), ...page };
