@@ -73,6 +73,19 @@ function valuesOf(chunk: MinuteSnapshot[], params: unknown[]): string {
     .join(', ');
 }
 
+/** Minutes in [$1, $2] (epoch ms) matching `where`, by channel then oldest first, at most $3 rows. */
+async function selectMinutes(db: SqlClient, where: string, params: unknown[]): Promise<MinuteSnapshot[]> {
+  const rows = await db.query<{ channel: string; minute: number; success: number; failure: number; started: number }>(
+    `SELECT channel, (extract(epoch FROM minute) * 1000)::float8 AS minute, success, failure, started
+       FROM minute_snapshots
+      WHERE ${where} AND minute >= to_timestamp($1::float8 / 1000) AND minute <= to_timestamp($2::float8 / 1000)
+      ORDER BY channel, minute
+      LIMIT $3::int`,
+    params,
+  );
+  return rows.map((r) => ({ channel: r.channel, minute: Number(r.minute), success: r.success, failure: r.failure, started: r.started }));
+}
+
 export function createHistoryStore(db: SqlClient): HistoryStore {
   return {
     kind: db.kind,
@@ -111,41 +124,16 @@ export function createHistoryStore(db: SqlClient): HistoryStore {
       return total;
     },
     async minutes(channel, { from, to, limit = 50_000 }) {
-      const rows = await db.query<{ minute: number; success: number; failure: number; started: number }>(
-        `SELECT (extract(epoch FROM minute) * 1000)::float8 AS minute, success, failure, started
-           FROM minute_snapshots
-          WHERE channel = $1 AND minute >= to_timestamp($2::float8 / 1000) AND minute <= to_timestamp($3::float8 / 1000)
-          ORDER BY minute
-          LIMIT $4::int`,
-        [channel, from, to, limit],
-      );
-      return rows.map((r) => ({ minute: Number(r.minute), success: r.success, failure: r.failure, started: r.started }));
+      const rows = await selectMinutes(db, 'channel = $4', [from, to, limit, channel]);
+      return rows.map(({ channel: _channel, ...counts }) => counts);
     },
     async minutesOfChannels(channels, { from, to, limit = 100_000 }) {
       if (channels.length === 0) return [];
       // One placeholder a channel rather than an array parameter: both drivers bind plain text the same way.
       const list = channels.map((_, i) => `$${i + 4}`).join(', ');
-      const rows = await db.query<{ channel: string; minute: number; success: number; failure: number; started: number }>(
-        `SELECT channel, (extract(epoch FROM minute) * 1000)::float8 AS minute, success, failure, started
-           FROM minute_snapshots
-          WHERE channel IN (${list}) AND minute >= to_timestamp($1::float8 / 1000) AND minute <= to_timestamp($2::float8 / 1000)
-          ORDER BY channel, minute
-          LIMIT $3::int`,
-        [from, to, limit, ...channels],
-      );
-      return rows.map((r) => ({ channel: r.channel, minute: Number(r.minute), success: r.success, failure: r.failure, started: r.started }));
+      return selectMinutes(db, `channel IN (${list})`, [from, to, limit, ...channels]);
     },
-    async minutesOfEveryChannel({ from, to, limit = 100_000 }) {
-      const rows = await db.query<{ channel: string; minute: number; success: number; failure: number; started: number }>(
-        `SELECT channel, (extract(epoch FROM minute) * 1000)::float8 AS minute, success, failure, started
-           FROM minute_snapshots
-          WHERE minute >= to_timestamp($1::float8 / 1000) AND minute <= to_timestamp($2::float8 / 1000)
-          ORDER BY channel, minute
-          LIMIT $3::int`,
-        [from, to, limit],
-      );
-      return rows.map((r) => ({ channel: r.channel, minute: Number(r.minute), success: r.success, failure: r.failure, started: r.started }));
-    },
+    minutesOfEveryChannel: ({ from, to, limit = 100_000 }) => selectMinutes(db, 'TRUE', [from, to, limit]),
     async prune(before, limit = 10_000) {
       // PostgreSQL's DELETE has no LIMIT; selecting the ctids first bounds the work on both engines.
       const rows = await db.query(
