@@ -16,6 +16,9 @@ export class RateChart {
     this.channels = [];
     // channel → palette slot, in order of first appearance: a channel keeps its colour while the page lives.
     this.colours = new Map();
+    this.nextColour = 0;
+    // channel → the x of its newest point, to forget a channel once the hour no longer holds it.
+    this.newestX = new Map();
     // Two stores keyed by x (epoch seconds, uPlot's time unit) → Map(channel → rate|null): minute points
     // from history and second points from the stream. They merge at drawing time (see merged()).
     this.historyValues = new Map();
@@ -32,7 +35,11 @@ export class RateChart {
   /** Per-minute snapshots of one channel: [{ minute, rate }]. May be called again to fill a gap. */
   backfill(channel, minutes) {
     this.ensureChannel(channel);
-    for (const m of minutes) valuesAt(this.historyValues, (m.minute + 60_000) / 1000).set(channel, m.rate ?? null);
+    for (const m of minutes) {
+      const x = (m.minute + 60_000) / 1000;
+      valuesAt(this.historyValues, x).set(channel, m.rate ?? null);
+      this.seen(channel, x);
+    }
     this.schedule();
   }
 
@@ -42,7 +49,7 @@ export class RateChart {
     if (!this.liveValues.has(x)) insertSorted(this.liveXs, x);
     const values = valuesAt(this.liveValues, x);
     for (const rate of rates) {
-      this.ensureChannel(rate.channel);
+      this.seen(rate.channel, x);
       values.set(rate.channel, rate.rate);
     }
     // Trimmed here too, not only when drawing: a hidden tab gets no animation frames for hours.
@@ -68,11 +75,31 @@ export class RateChart {
     for (const x of this.historyValues.keys()) if (x < oldestKept) this.historyValues.delete(x);
     const drop = firstAbove(this.liveXs, oldestKept - 1);
     for (const x of this.liveXs.splice(0, drop)) this.liveValues.delete(x);
+    this.forgetChannelsBefore(oldestKept);
+  }
+
+  // A channel that left the page (past the worst page, or gone quiet) keeps its line until its newest point
+  // ages out of the hour; then it goes, so hours of changes in the worst set never grow the chart.
+  forgetChannelsBefore(oldestKept) {
+    const gone = this.channels.filter((c) => this.newestX.has(c) && this.newestX.get(c) < oldestKept);
+    if (gone.length === 0) return;
+    for (const channel of gone) {
+      this.colours.delete(channel);
+      this.newestX.delete(channel);
+    }
+    this.channels = this.channels.filter((c) => this.colours.has(c));
+    this.plot?.destroy();
+    this.plot = null;
+  }
+
+  seen(channel, x) {
+    this.ensureChannel(channel);
+    if (!(this.newestX.get(channel) >= x)) this.newestX.set(channel, x);
   }
 
   ensureChannel(channel) {
     if (this.colours.has(channel)) return;
-    this.colours.set(channel, this.colours.size);
+    this.colours.set(channel, this.nextColour++);
     this.channels = [...this.colours.keys()].sort();
     // uPlot's series are fixed at creation: a new channel means a new plot.
     this.plot?.destroy();

@@ -101,4 +101,23 @@ describe('dashboard with 300 channels', () => {
     await page.waitForFunction((n) => document.querySelectorAll('#rates-body tr').length === n, defaultConfig.pageChannels, { timeout: WAIT_MS });
     expect(browser.problems).toEqual([]);
   });
+
+  it('forgets a channel once the hour no longer holds a point of it, so the chart does not grow for hours', async () => {
+    // A string, not a function: vitest would rewrite a function's `import()` into its own loader.
+    const kept = (await browser.page.evaluate(`(async () => {
+      const { RateChart } = await import('/assets/chart.js');
+      const container = document.createElement('div');
+      document.body.append(container);
+      const chart = new RateChart(container, { thresholds: { warn: 0.95, major: 0.8, critical: 0.5 } });
+      const t0 = Date.parse('2026-12-01T00:00:00Z');
+      chart.live(t0, [{ channel: 'left-the-page', rate: 0.9 }, { channel: 'stays', rate: 0.99 }]);
+      const before = [...chart.channels];
+      // An hour and more of events that no longer name the first channel.
+      for (let s = 1; s <= 7300; s += 1) chart.live(t0 + s * 1000, [{ channel: 'stays', rate: 0.99 }]);
+      container.remove();
+      return { before, after: chart.channels };
+    })()`)) as { before: string[]; after: string[] };
+    expect(kept.before).toEqual(['left-the-page', 'stays']);
+    expect(kept.after).toEqual(['stays']);
+  });
 });
