@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, startService, type RunningService } from '../../src/server/index.js';
 import type { Outcome } from '../../src/types.js';
-import { launchChromium, type Browser } from '../browser/chromium.js';
+import { launchChromium, openDashboard, type Browser } from '../browser/chromium.js';
 
 const WAIT_MS = 30_000;
 let service: RunningService;
@@ -36,8 +36,7 @@ describe('alerts on the dashboard', () => {
   it('shows a new alert in the banner, the panel and the chart', async () => {
     const { page } = browser;
     await post(outcomes('card-ok', 300, 'success'));
-    await page.goto(service.url);
-    await page.getByRole('status', { name: 'Connection' }).getByText('Live').waitFor({ timeout: WAIT_MS });
+    await openDashboard(page, service.url, WAIT_MS);
     await page.getByText('No alert is firing.').waitFor({ timeout: WAIT_MS });
     expect(await page.getByRole('alert', { name: 'Alert banner' }).isHidden()).toBe(true);
 

@@ -65,3 +65,9 @@ export async function launchChromium(
     },
   };
 }
+
+/** Opens the dashboard and waits until its stream is live, so a test starts from the page a user sees. */
+export async function openDashboard(page: Page, url: string, timeoutMs = 15_000): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('status', { name: 'Connection' }).getByText('Live').waitFor({ timeout: timeoutMs });
+}

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, startService, type RunningService } from '../../src/server/index.js';
 import type { Outcome } from '../../src/types.js';
-import { launchChromium, type Browser } from './chromium.js';
+import { launchChromium, openDashboard, type Browser } from './chromium.js';
 
 const WAIT_MS = 15_000;
 
@@ -95,8 +95,7 @@ afterAll(async () => {
 describe('dashboard', () => {
   it('shows every channel with its rate, interval, sample count and graded state', async () => {
     const { page } = browser;
-    await page.goto(service.url);
-    await page.getByRole('status', { name: 'Connection' }).getByText('Live').waitFor({ timeout: WAIT_MS });
+    await openDashboard(page, service.url, WAIT_MS);
 
     await row('bank-x').getByText('Major').waitFor({ timeout: WAIT_MS });
     const bank = await row('bank-x').innerText();

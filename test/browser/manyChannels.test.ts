@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, startService, type RunningService } from '../../src/server/index.js';
 import type { Outcome } from '../../src/types.js';
-import { launchChromium, type Browser } from './chromium.js';
+import { launchChromium, openDashboard, type Browser } from './chromium.js';
 
 const WAIT_MS = 15_000;
 const name = (i: number) => `ch-${String(i).padStart(3, '0')}`;
@@ -56,8 +56,7 @@ afterAll(async () => {
 describe('dashboard with 300 channels', () => {
   it('shows the worst page first and says the rest are a search away', async () => {
     const { page } = browser;
-    await page.goto(service.url);
-    await page.getByRole('status', { name: 'Connection' }).getByText('Live').waitFor({ timeout: WAIT_MS });
+    await openDashboard(page, service.url, WAIT_MS);
     await row('acq-broken').waitFor({ timeout: WAIT_MS });
     expect(await rows().count()).toBe(defaultConfig.pageChannels);
     // Worst first: 10 %, then the channels failing 49 of 100, by name.
