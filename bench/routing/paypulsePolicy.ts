@@ -1,11 +1,8 @@
 // PayPulse's router in the simulator: the real code paths end to end on virtual time — outcomes recorded
 // through the stats engine into the memory stats store, one health snapshot a simulated second, breaker
-// states in the memory coordination store, decisions by Routing.route().
+// states in the memory coordination store, decisions by Routing.route(); wired as createPulse wires it.
 import { ManualClock } from '../../src/clock.js';
-import { Routing } from '../../src/routing/routing.js';
-import { resolveRoutingSettings } from '../../src/routing/settings.js';
-import { routingWindows } from '../../src/routing/settings.js';
-import { SeriesRegistry } from '../../src/routing/seriesRegistry.js';
+import { planRouting, startRouting, type Routing } from '../../src/routing/index.js';
 import type { RouteDecision, RoutingOptions } from '../../src/routing/types.js';
 import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
@@ -28,23 +25,25 @@ export function paypulsePolicy(name: string, startMs: number, random: () => numb
   const stats = resolveSettings({ dimensions: [['method']], windows: ['1m', '5m', '15m', '1h'] });
   const store = new MemoryStatsStore(stats);
   const engine = new SuccessRateEngine(store, stats, clock);
-  const settings = resolveRoutingSettings({
-    ...options,
-    random,
-    channels: Object.fromEntries(simChannels.map((c) => [c.name, { weight: c.weight, fixedFee: c.fixedFee, percentFee: c.percentFee }])),
-  });
-  const series = new SeriesRegistry({ withExcused: settings.excusedCodes.size > 0 });
+  const plan = planRouting(
+    {
+      ...options,
+      random,
+      channels: Object.fromEntries(simChannels.map((c) => [c.name, { weight: c.weight, fixedFee: c.fixedFee, percentFee: c.percentFee }])),
+    },
+    stats,
+  );
   const snapshots = createHealthSnapshots({
     store,
     clock,
-    windows: [...new Set([...stats.windows, ...routingWindows(settings)])],
+    windows: [...new Set([...stats.windows, ...plan.windows])],
     minSamples: stats.minSamples,
     horizonMs: stats.horizonMs,
     intervalMs: 1000,
-    series,
+    series: plan.series,
   });
   const coordination = new MemoryCoordinationStore(clock);
-  const routing = new Routing({ settings, snapshots, coordination, namespace: 'sim', clock, dimensions: [['method']], minSamples: stats.minSamples, series });
+  const routing = startRouting(plan, { snapshots, coordination, stats: { ...stats, namespace: 'sim' }, clock });
   const policy: PayPulsePolicy = {
     name,
     routing,

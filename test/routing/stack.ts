@@ -1,9 +1,7 @@
-// A routing stack as createPulse wires it, on virtual time: the stats engine over a real store, one health
+// A routing stack as createPulse wires it (planRouting, then startRouting), on virtual time: the stats engine over a real store, one health
 // snapshot, the coordination store, and Routing over them. Instances built on one store share it, like a fleet.
 import { ManualClock } from '../../src/clock.js';
-import { Routing } from '../../src/routing/routing.js';
-import { resolveRoutingSettings, routingWindows } from '../../src/routing/settings.js';
-import { SeriesRegistry } from '../../src/routing/seriesRegistry.js';
+import { planRouting, startRouting, type Routing } from '../../src/routing/index.js';
 import type { BreakerTransition } from '../../src/routing/sharedBreakers.js';
 import type { RoutingOptions } from '../../src/routing/types.js';
 import { SuccessRateEngine } from '../../src/stats/engine.js';
@@ -44,19 +42,18 @@ export function createStack(options: RoutingOptions = {}, parts: StackParts = {}
   const clock = parts.clock ?? new ManualClock(t0);
   const { store, settings: stats } = parts.stats ?? memoryStats(options.excusedCodes);
   const engine = new SuccessRateEngine(store, stats, clock);
-  const settings = resolveRoutingSettings(options);
-  const series = new SeriesRegistry({ withExcused: settings.excusedCodes.size > 0 });
+  const plan = planRouting(options, stats);
   const snapshots = createHealthSnapshots({
     store,
     clock,
-    windows: [...new Set([...stats.windows, ...routingWindows(settings)])],
+    windows: [...new Set([...stats.windows, ...plan.windows])],
     minSamples: stats.minSamples,
     horizonMs: stats.horizonMs,
     intervalMs: 1000,
-    series,
+    series: plan.series,
   });
   const coordination = parts.coordination ?? new MemoryCoordinationStore(clock);
-  const routing = new Routing({ settings, snapshots, coordination, namespace: parts.namespace ?? 'test', clock, dimensions: stats.dimensions, minSamples: stats.minSamples, series, onTransition: parts.onTransition });
+  const routing = startRouting(plan, { snapshots, coordination, stats: { ...stats, namespace: parts.namespace ?? 'test' }, clock, onTransition: parts.onTransition });
   return {
     clock,
     engine,
