@@ -64,7 +64,7 @@ local function flushTerminal()
 end
 
 local function readTerminal(series, fromSec, toSec)
-  return sumTally(TERMINAL_TALLY, series, SUCCESSES, fromSec, toSec), sumTally(TERMINAL_TALLY, series, FAILURES, fromSec, toSec)
+  return sumTally(TERMINAL_TALLY, series, fromSec, toSec, SUCCESSES, FAILURES)
 end
 
 local function readMinuteTerminal(series, minute)

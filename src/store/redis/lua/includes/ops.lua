@@ -72,8 +72,9 @@ local function appendWindows(out, series, fromSecs, toSec)
     local success, failure = readTerminal(series, fromSec, toSec)
     out[#out + 1] = success
     out[#out + 1] = failure
-    out[#out + 1] = sumTally(PENDING_TALLY, series, STARTED, fromSec, toSec)
-    out[#out + 1] = sumTally(PENDING_TALLY, series, OPEN_PENDING, fromSec, toSec)
+    local started, open = sumTally(PENDING_TALLY, series, fromSec, toSec, STARTED, OPEN_PENDING)
+    out[#out + 1] = started
+    out[#out + 1] = open
   end
   return out
 end

@@ -2,6 +2,9 @@
 -- `<field><second>` and the minute's total `<field>`. 2 fields × 60 seconds + 2 totals = 122 fields, so
 -- the hash stays a compact listpack. Increments of one call are summed in Lua first: a batch of
 -- thousands of outcomes over a few seconds costs a handful of HINCRBY, not one per outcome.
+-- The minutes' totals are summed again per 10 minutes, `<tally>10:<series>:<block>` (the totals only):
+-- a window reads each whole block from one key instead of ten. A health snapshot reads every channel's
+-- hour-long window once a second, and the keys it reads are most of its cost.
 -- The one-letter names are what Redis stores (short keys and fields keep the listpacks small).
 -- provides: TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, tallySecond,
 --           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally
@@ -9,10 +12,21 @@
 local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
 local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
 local SUCCESSES, FAILURES, STARTED, OPEN_PENDING = 's', 'f', 'p', 'o'
-local tallies, tallyKeys = {}, {}
+local TOTALS = { SUCCESSES, FAILURES, STARTED, OPEN_PENDING }
+local BLOCK_MINUTES = 10
+local tallies, tallyKeys, blockOf = {}, {}, {}
+-- Set while the channel has pending counts within the retention: most channels never record a pending
+-- outcome, and a read of their pending windows then builds no key.
+local PENDING_MARK = 'pt'
+local pendingWritten = false
 
 local function bucketKey(kind, series, minute)
   return prefix .. kind .. ':' .. series .. ':' .. int(minute)
+end
+
+local blockKinds = { [TERMINAL_TALLY] = TERMINAL_TALLY .. BLOCK_MINUTES, [PENDING_TALLY] = PENDING_TALLY .. BLOCK_MINUTES }
+local function blockKey(kind, series, minute)
+  return bucketKey(blockKinds[kind], series, idiv(minute, BLOCK_MINUTES))
 end
 
 -- Field names `<field><second>`, built once per call and name.
@@ -37,6 +51,8 @@ local function tallySecond(kind, series, sec, field, delta)
     if not tallies[lastKey] then
       tallies[lastKey] = {}
       tallyKeys[#tallyKeys + 1] = lastKey
+      blockOf[lastKey] = blockKey(kind, series, minute)
+      if kind == PENDING_TALLY then pendingWritten = true end
     end
   end
   local fields = tallies[lastKey]
@@ -49,13 +65,32 @@ local function tally(kind, series, atMs, field, delta)
   if atMs >= keepFrom then tallySecond(kind, series, idiv(atMs, 1000), field, delta) end
 end
 
+-- Each minute's increments, then its block's: the sum of the minutes' totals, gathered per block first.
 local function flushTallies()
+  local blocks, blockKeys = {}, {}
   for _, key in ipairs(tallyKeys) do
-    for field, delta in pairs(tallies[key]) do
+    local fields, block = tallies[key], blockOf[key]
+    for field, delta in pairs(fields) do
       if delta ~= 0 then redis.call('HINCRBY', key, field, delta) end
     end
     keepFor(key, retentionTtlSec)
+    local sums = blocks[block]
+    if not sums then
+      sums = {}
+      blocks[block] = sums
+      blockKeys[#blockKeys + 1] = block
+    end
+    for _, field in ipairs(TOTALS) do
+      if fields[field] then sums[field] = (sums[field] or 0) + fields[field] end
+    end
   end
+  for _, block in ipairs(blockKeys) do
+    for field, delta in pairs(blocks[block]) do
+      if delta ~= 0 then redis.call('HINCRBY', block, field, delta) end
+    end
+    keepFor(block, retentionTtlSec)
+  end
+  if pendingWritten then redis.call('SET', prefix .. PENDING_MARK, '1', 'EX', retentionTtlSec) end
 end
 
 local totalsRead, secondsRead = {}, {}
@@ -81,8 +116,8 @@ local function minuteSeconds(key)
   return h
 end
 
--- Minute keys not read yet are checked with one EXISTS; if none exists (a series with no pending
--- requests, a channel quiet for the window) they are noted as empty and read with no call each.
+-- Keys a sum needs and the call has not read yet are checked with one EXISTS; if none exists (a series with
+-- no pending requests, a channel quiet for the window) they are noted as empty and read with no call each.
 -- Where some exist, each is read: EXISTS costs about what a read of a missing key does.
 local NO_TOTALS = { [SUCCESSES] = 0, [FAILURES] = 0, [STARTED] = 0, [OPEN_PENDING] = 0 }
 local NO_SECONDS = {}
@@ -93,9 +128,6 @@ local function noteAbsentKeys(keys)
   end
 end
 
--- A read builds each minute key once per call (prefix → kind → series → minute): building a key
--- string is most of a read's Lua time, and every window re-reads the minutes of the shorter ones.
-local readKeys = {}
 local function childOf(t, name)
   local child = t[name]
   if not child then
@@ -105,46 +137,98 @@ local function childOf(t, name)
   return child
 end
 
-local function readKey(kind, series, minute)
-  local keys = childOf(childOf(childOf(readKeys, prefix), kind), series)
-  local key = keys[minute]
-  if not key then
-    key = bucketKey(kind, series, minute)
-    keys[minute] = key
-  end
-  return key
-end
-
-local function noteAbsentMinutes(kind, series, fromMinute, toMinute)
-  local unread = {}
-  for minute = fromMinute, toMinute do
-    local key = readKey(kind, series, minute)
-    if not totalsRead[key] and not secondsRead[key] then unread[#unread + 1] = key end
-  end
-  if #unread > 0 then noteAbsentKeys(unread) end
-end
-
--- Sum of `field` over whole seconds [fromSec, toSec]: full minutes from their totals, the partial
--- minutes at the edges second by second (the current minute is always partial: it may hold
--- outcomes from a few seconds in the future, within the skew tolerance).
-local function sumTally(kind, series, field, fromSec, toSec)
-  local total = 0
-  local fromMinute, toMinute = math.floor(fromSec / 60), math.floor(toSec / 60)
-  noteAbsentMinutes(kind, series, fromMinute, toMinute)
-  local names = secondFields[field]
-  for minute = fromMinute, toMinute do
-    local key = readKey(kind, series, minute)
+-- Which blocks, whole minutes and partial minutes a sum over [fromSec, toSec] reads is the same for every
+-- channel and series of a call (one `now`, the same windows): planned once, with each key's last part as
+-- text, so a channel's keys cost one concatenation each. Building key strings was most of a read's time.
+local plans = {}
+local function planOf(fromSec, toSec)
+  local byEnd = childOf(plans, fromSec)
+  local plan = byEnd[toSec]
+  if plan then return plan end
+  plan = { blocks = {}, minutes = {}, partial = {} }
+  local minute, toMinute = math.floor(fromSec / 60), math.floor(toSec / 60)
+  while minute <= toMinute do
     local first = minute * 60
-    if fromSec <= first and first + 59 <= toSec then
-      total = total + minuteTotals(key)[field]
+    if minute % BLOCK_MINUTES == 0 and fromSec <= first and first + BLOCK_MINUTES * 60 - 1 <= toSec then
+      plan.blocks[#plan.blocks + 1] = int(idiv(minute, BLOCK_MINUTES))
+      minute = minute + BLOCK_MINUTES
     else
-      local h = minuteSeconds(key)
-      for s = math.max(fromSec, first) - first, math.min(toSec, first + 59) - first do
-        total = total + (h[names[s]] or 0)
+      if fromSec <= first and first + 59 <= toSec then
+        plan.minutes[#plan.minutes + 1] = int(minute)
+      else
+        plan.partial[#plan.partial + 1] = { int(minute), math.max(fromSec, first) - first, math.min(toSec, first + 59) - first }
       end
+      minute = minute + 1
     end
   end
-  return total
+  byEnd[toSec] = plan
+  return plan
+end
+
+local pendingMarked = {}
+local function hasPendingCounts()
+  local marked = pendingMarked[prefix]
+  if marked == nil then
+    marked = redis.call('EXISTS', prefix .. PENDING_MARK) == 1
+    pendingMarked[prefix] = marked
+  end
+  return marked
+end
+
+-- Sums of `fieldA` and `fieldB` over the seconds [fromS, toS] (0–59) of one minute key: second by second, or
+-- the minute's totals less the seconds outside, whichever adds fewer. The minute is read whole (HGETALL): a
+-- listpack finds each field by a scan, so an HMGET of many seconds costs more than one pass over them all.
+-- Memoised per call: every window ends in the current minute.
+local partialSums = {}
+local function minutePart(key, fieldA, fieldB, fromS, toS)
+  local h = minuteSeconds(key)
+  if h == NO_SECONDS then return 0, 0 end
+  local memo = childOf(partialSums, key)
+  local span = fromS * 60 + toS
+  local sums = memo[span]
+  if sums then return sums[1], sums[2] end
+  local namesA, namesB, a, b = secondFields[fieldA], secondFields[fieldB], 0, 0
+  local function add(s)
+    a, b = a + (h[namesA[s]] or 0), b + (h[namesB[s]] or 0)
+  end
+  if toS - fromS < 30 then
+    for s = fromS, toS do add(s) end
+  else
+    for s = 0, fromS - 1 do add(s) end
+    for s = toS + 1, 59 do add(s) end
+    a, b = (h[fieldA] or 0) - a, (h[fieldB] or 0) - b
+  end
+  memo[span] = { a, b }
+  return a, b
+end
+
+-- Sums of `fieldA` and `fieldB` over whole seconds [fromSec, toSec]: whole blocks from their totals, other
+-- whole minutes from theirs, the partial minutes at the edges second by second (the current minute is
+-- always partial: it may hold outcomes from a few seconds in the future, within the skew tolerance).
+local function sumTally(kind, series, fromSec, toSec, fieldA, fieldB)
+  if kind == PENDING_TALLY and not hasPendingCounts() then return 0, 0 end
+  local plan = planOf(fromSec, toSec)
+  local minuteBase = prefix .. kind .. ':' .. series .. ':'
+  local blockBase = prefix .. blockKinds[kind] .. ':' .. series .. ':'
+  local whole, partial, unread = {}, {}, {}
+  local function note(key)
+    if not totalsRead[key] and not secondsRead[key] then unread[#unread + 1] = key end
+    return key
+  end
+  for i, text in ipairs(plan.blocks) do whole[i] = note(blockBase .. text) end
+  for _, text in ipairs(plan.minutes) do whole[#whole + 1] = note(minuteBase .. text) end
+  for i, part in ipairs(plan.partial) do partial[i] = note(minuteBase .. part[1]) end
+  if #unread > 0 then noteAbsentKeys(unread) end
+  local a, b = 0, 0
+  for _, key in ipairs(whole) do
+    local t = minuteTotals(key)
+    a, b = a + t[fieldA], b + t[fieldB]
+  end
+  for i, part in ipairs(plan.partial) do
+    local pa, pb = minutePart(partial[i], fieldA, fieldB, part[2], part[3])
+    a, b = a + pa, b + pb
+  end
+  return a, b
 end
 
 local function minuteTally(kind, series, minute)
