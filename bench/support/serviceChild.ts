@@ -21,7 +21,7 @@ export async function startServiceChild(script: string, env: Record<string, stri
 
 /** SIGTERM, and SIGKILL if the child has not gone within 15 s: a benchmark stops what it starts. */
 export async function stopServiceChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return; // exited, or killed by a signal
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');

@@ -6,6 +6,7 @@
 // minutes are merged, never lowered.
 import type { Clock } from '../clock.js';
 import type { PulseLogger, SuccessRates } from '../types.js';
+import { HeldMinutes } from './heldMinutes.js';
 import type { HistoryStore, MinuteSnapshot } from './historyStore.js';
 
 const minuteMs = 60_000;
@@ -76,6 +77,7 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     storeRestarts: 0,
     lastSuccessAt: null,
   };
+  const held = new HeldMinutes();
   let epochId: string | undefined;
   let chain: Promise<unknown> = Promise.resolve();
   let stopped = false;
@@ -93,7 +95,7 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     const now = clock.now();
     const currentMinute = Math.floor(now / minuteMs) * minuteMs;
     const from = currentMinute - (stats.lastSuccessAt === null ? backfillMs : lookbackMs);
-    const rows = await readMinutes(pulse, from, now);
+    const rows = await held.worthCopying(history, await readMinutes(pulse, from, now), from, now);
     // Read after the minutes: a store emptied before or during those reads answers with an epoch newer than them.
     const epoch = await pulse.storeEpoch();
     if (epochId !== undefined && epoch.id !== epochId) {
@@ -105,6 +107,7 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     const partial = rows.filter((row) => row.minute < epoch.completeFrom);
     const merged = await history.mergeMinutes(partial);
     const written = (await history.upsertMinutes(complete)) + merged.written;
+    held.copied(complete, partial, currentMinute - lookbackMs);
     stats.minutesKept += merged.kept;
     if (retentionMs > 0) stats.rowsPruned += await history.prune(currentMinute - retentionMs);
     stats.runs += 1;

@@ -9,6 +9,7 @@ import { channelScriptArgs, ledgerState } from './layouts.js';
 import { FailoverReplay } from './failoverReplay.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
+import { FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './windowsCarry.js';
 import { loadScript, type LuaScript } from './scripts.js';
 
 const scriptFiles = {
@@ -29,6 +30,8 @@ export class RedisStatsStore implements StatsStore {
   readonly kind: 'redis' | 'redis-cluster';
   private readonly script: LuaScript;
   private readonly epochScript = loadScript('storeEpoch-1.lua');
+  /** The health snapshot's reads, carried from one second to the next (windowsCarry.ts). */
+  private readonly carry = new WindowsCarry();
   /** Sentinel only: recent batches, written again to a new primary (see failoverReplay.ts). */
   private readonly replay: FailoverReplay | undefined;
 
@@ -106,25 +109,41 @@ export class RedisStatsStore implements StatsStore {
   async readWindowsMany(reads: ChannelSeries[], windowsSec: number[], now: number): Promise<WindowCounts[][][]> {
     const results = new Array<WindowCounts[][]>(reads.length);
     const s = this.settings;
+    const carry = s.strategy === 'buckets' && WindowsCarry.applies(windowsSec) ? this.carry : undefined;
+    const toSec = Math.floor(now / 1000);
     // Issued together: the client pipelines the calls of each node.
     await Promise.all(
       this.callGroups(reads).map(async (indexes) => {
         const keys = indexes.map((i) => channelPrefix(s.namespace, reads[i]!.channel));
-        const args = [windowsSec.length, ...windowsSec, ...indexes.flatMap((i) => [reads[i]!.series.length, ...reads[i]!.series])];
-        const reply = (await this.redis.runScript(this.script, keys, [...channelScriptArgs('windows-many', now, s), ...args])) as Array<number[] | string>;
+        const starts = indexes.map((i) => carry?.start(reads[i]!.channel, reads[i]!.series, windowsSec, toSec));
+        const perChannel = indexes.flatMap((i, c) => [...(starts[c]?.args ?? []), reads[i]!.series.length, ...reads[i]!.series]);
+        const op = carry ? 'windows-delta' : 'windows-many';
+        const windows = carry ? [windowsSec.length, ...windowsSec, FRESH_SECONDS, MAX_GAP_SECONDS] : [windowsSec.length, ...windowsSec];
+        let reply: Array<Array<string | number> | string>;
+        try {
+          reply = (await this.redis.runScript(this.script, keys, [...channelScriptArgs(op, now, s), ...windows, ...perChannel])) as typeof reply;
+        } catch (err) {
+          for (const i of indexes) carry?.forget(reads[i]!.channel);
+          throw err;
+        }
         await Promise.all(
           indexes.map(async (i, c) => {
             const { channel, series } = reads[i]!;
             const counts = reply[c]!;
             // 'sweep': timeouts are due, which only the channel's own call turns into failures (ops.lua).
-            results[i] =
-              typeof counts === 'string'
-                ? await Promise.all(series.map((id) => this.readWindows(channel, id, windowsSec, now)))
-                : series.map((_, j) => windowsOf(counts, j * windowsSec.length, windowsSec.length));
+            if (typeof counts === 'string') {
+              carry?.forget(channel);
+              results[i] = await Promise.all(series.map((id) => this.readWindows(channel, id, windowsSec, now)));
+            } else {
+              results[i] = carry
+                ? carry.absorb(channel, series, windowsSec, toSec, starts[c]!, counts)
+                : series.map((_, j) => windowsOf(counts as number[], j * windowsSec.length, windowsSec.length));
+            }
           }),
         );
       }),
     );
+    carry?.forgetOlderThan(toSec - MAX_GAP_SECONDS);
     return results;
   }
 

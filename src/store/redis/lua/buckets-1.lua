@@ -16,4 +16,5 @@ local function flushWrites()
   flushTallies()
   flushAppends()
 end
+--@include windows-delta.lua
 --@include ops.lua

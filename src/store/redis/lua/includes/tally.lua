@@ -6,9 +6,13 @@
 -- a window reads each whole block from one key instead of ten. A health snapshot reads every channel's
 -- hour-long window once a second, and the keys it reads are most of its cost.
 -- The one-letter names are what Redis stores (short keys and fields keep the listpacks small).
+-- A call that writes counts more than LATE_SECONDS before its own `now` (a late outcome, a pending request
+-- resolved or timed out, an upgraded failure) changes the channel's `rev`: a reader that keeps what it read
+-- of settled seconds (windows-delta.lua) must read whole again.
 -- provides: TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, tallySecond,
---           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally
--- requires: prefix, int, keepFrom, idiv, keepFor, retentionTtlSec
+--           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally, REV_KEY,
+--           secondFields, PENDING_MARK
+-- requires: prefix, int, keepFrom, idiv, keepFor, retentionTtlSec, now
 local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
 local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
 local SUCCESSES, FAILURES, STARTED, OPEN_PENDING = 's', 'f', 'p', 'o'
@@ -18,7 +22,10 @@ local tallies, tallyKeys, blockOf = {}, {}, {}
 -- Set while the channel has pending counts within the retention: most channels never record a pending
 -- outcome, and a read of their pending windows then builds no key.
 local PENDING_MARK = 'pt'
-local pendingWritten = false
+local REV_KEY, LATE_SECONDS = 'rev', 5
+local lateBefore = idiv(now, 1000) - LATE_SECONDS
+-- Per channel prefix, since one call may write several channels.
+local pendingWritten, lateWritten = {}, {}
 
 local function bucketKey(kind, series, minute)
   return prefix .. kind .. ':' .. series .. ':' .. int(minute)
@@ -52,8 +59,9 @@ local function tallySecond(kind, series, sec, field, delta)
       tallies[lastKey] = {}
       tallyKeys[#tallyKeys + 1] = lastKey
       blockOf[lastKey] = blockKey(kind, series, minute)
-      if kind == PENDING_TALLY then pendingWritten = true end
+      if kind == PENDING_TALLY then pendingWritten[prefix] = true end
     end
+    if sec < lateBefore then lateWritten[prefix] = true end
   end
   local fields = tallies[lastKey]
   local f = secondFields[field][lastOffset]
@@ -90,7 +98,11 @@ local function flushTallies()
     end
     keepFor(block, retentionTtlSec)
   end
-  if pendingWritten then redis.call('SET', prefix .. PENDING_MARK, '1', 'EX', retentionTtlSec) end
+  for channel in pairs(pendingWritten) do redis.call('SET', channel .. PENDING_MARK, '1', 'EX', retentionTtlSec) end
+  for channel in pairs(lateWritten) do
+    redis.call('INCR', channel .. REV_KEY)
+    redis.call('EXPIRE', channel .. REV_KEY, retentionTtlSec)
+  end
 end
 
 local totalsRead, secondsRead = {}, {}
