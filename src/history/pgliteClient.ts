@@ -1,8 +1,5 @@
 // SqlClient over embedded PostgreSQL (PGlite): the default when no DATABASE_URL is given.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { freshDatabaseTar } from './pgliteSeed.js';
 import type { SqlClient } from './sqlClient.js';
 
 type Db = PGlite | Transaction;
@@ -25,13 +22,8 @@ function wrap(db: Db, close: () => Promise<void>): SqlClient {
   };
 }
 
-/**
- * `dataDir` keeps the database in that folder across restarts; without it the database lives in memory.
- * A new database starts from the fresh-database tarball (pgliteSeed.ts) rather than initdb in this process.
- */
+/** `dataDir` keeps the database in that folder across restarts; without it the database lives in memory. */
 export async function openPglite(dataDir?: string): Promise<SqlClient> {
-  const exists = dataDir !== undefined && existsSync(join(dataDir, 'PG_VERSION'));
-  const seed = exists ? undefined : await freshDatabaseTar();
-  const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...(seed ? { loadDataDir: seed } : {}) });
+  const db = await PGlite.create(dataDir);
   return wrap(db, () => db.close());
 }
