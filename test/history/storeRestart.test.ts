@@ -126,7 +126,10 @@ describe.each(backends)('history on $name', (backend) => {
         await pulse.record({ channel, requestId: 'c-0', status: 'success', at: m2 + 35_000 });
         await job().runOnce();
         expect(await read(m1, m2)).toEqual(before);
-        expect(jobs.reduce((sum, j) => sum + j.stats.minutesKept, 0)).toBeGreaterThanOrEqual(2);
+        // m2, which the new store holds in part, is kept; m1, which it holds nothing of, is kept by the job that
+        // copied it before (redis) and not even sent by a new job (memory: a new process), which sends no empty
+        // minute it has not copied.
+        expect(jobs.reduce((sum, j) => sum + j.stats.minutesKept, 0)).toBeGreaterThanOrEqual(store.name === 'redis' ? 2 : 1);
         if (store.name === 'redis') {
           // The same job saw the epoch change: the restart is counted and logged.
           expect(jobs[0].stats.storeRestarts).toBe(1);
