@@ -6,10 +6,10 @@
 //  C. Embedded store, 1,000 channels ingesting: 2,000 stream clients that never read, then 20,000 slow-body
 //     sockets (sockets.ts): /healthz p99 (bar < 100 ms) and service RSS (bar < 600 MB) in each phase.
 // BENCH_SCALE_ONLY=AC runs some of them; BENCH_SCALE_PROFILE_DIR profiles the service (profile.ts).
-// The service runs in a child process on loopback; everything started is stopped. Never part of `npm test`.
+// The service runs in a child process on loopback, built (serve.mjs); everything started is stopped. Never
+// part of `npm test`.
 import { fileURLToPath } from 'node:url';
 import { defaultConfig } from '../../src/server/config.js';
-import { startService } from '../../src/server/service.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
 import { startRedis } from '../../test/support/redisServer.js';
 import { sampleRedis } from '../support/redisInfo.js';
@@ -17,7 +17,6 @@ import { formatTable, percentile } from '../support/report.js';
 import { writeLatestResult } from '../support/results.js';
 import { startServiceChild, stopServiceChild } from '../support/serviceChild.js';
 import { ingest, outcomesFor, post, rssMb, sleep, timed, watchHealth } from './clients.js';
-import { startProfiler } from './profile.js';
 import { openSilentStreams, startSlowBodies } from './sockets.js';
 
 const seconds = Number(process.env.BENCH_SCALE_SECONDS ?? 15);
@@ -25,14 +24,12 @@ const activeChannels = 5_000;
 const ingestPerSec = 5_000;
 const attemptedNames = 50_000;
 
-async function serveChild(): Promise<void> {
-  const profiler = process.env.BENCH_SCALE_PROFILE_DIR ? await startProfiler(process.env.BENCH_SCALE_PROFILE_DIR) : undefined;
-  const service = await startService({ ...defaultConfig, port: 0, redisUrl: process.env.BENCH_REDIS_URL || undefined, namespace: `scale${process.pid}`, logLevel: 'warn' });
-  process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
-  process.on('SIGTERM', () => void (profiler?.() ?? Promise.resolve()).then(() => service.close()).then(() => process.exit(0)));
-}
+const profileDir = process.env.BENCH_SCALE_PROFILE_DIR;
+// Node writes both profiles when the child exits; the heap one is sampled and holds what is still allocated.
+const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--heap-prof', `--heap-prof-dir=${profileDir}`] : [];
+const serveScript = fileURLToPath(new URL('./serve.mjs', import.meta.url));
 
-const startChild = (redisUrl?: string) => startServiceChild(fileURLToPath(import.meta.url), { BENCH_REDIS_URL: redisUrl ?? '' });
+const startChild = (redisUrl?: string) => startServiceChild(serveScript, { BENCH_REDIS_URL: redisUrl ?? '' }, profileArgs);
 
 const stopChild = stopServiceChild;
 
@@ -160,5 +157,4 @@ async function main(): Promise<void> {
   console.log(`written: ${writeLatestResult('scale', { at: new Date().toISOString(), seconds, a, b, c })}`);
 }
 
-if (process.argv.includes('--serve')) void serveChild();
-else void main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+void main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
