@@ -7,6 +7,7 @@
 // The store answers every minute of the range, empty or not, and most do not change between runs: only rows
 // whose counts differ from what this job last copied are sent. At 10,000 channels the ten-minute lookback is
 // 110,000 rows a run, and the embedded database runs each statement on the event loop (docs/benchmarks.md).
+import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { PulseLogger, SuccessRates } from '../types.js';
 import type { HistoryStore, MinuteSnapshot } from './historyStore.js';
@@ -49,10 +50,21 @@ export interface SnapshotJob {
   stop(): Promise<void>;
 }
 
-async function readMinutes(pulse: SnapshotJobOptions['pulse'], from: number, now: number): Promise<MinuteSnapshot[]> {
+// The embedded store answers at once, so without a turn of the event loop the read of every channel's minutes
+// is one task: 1.3 s at 10,000 channels on the first run's two hours (docs/benchmarks.md, Scale).
+const channelsPerTurn = 200;
+
+/** Every channel's minutes in [from, now] that `wanted` keeps, filtered as read so the rest is never held. */
+async function readMinutes(pulse: SnapshotJobOptions['pulse'], from: number, now: number, wanted: (row: MinuteSnapshot) => boolean): Promise<MinuteSnapshot[]> {
   const rows: MinuteSnapshot[] = [];
-  for (const channel of await pulse.channels()) {
-    for (const m of await pulse.minutes(channel, { from, to: now })) rows.push({ channel, ...m });
+  const channels = await pulse.channels();
+  for (let i = 0; i < channels.length; i++) {
+    if (i > 0 && i % channelsPerTurn === 0) await setImmediate();
+    const channel = channels[i]!;
+    for (const m of await pulse.minutes(channel, { from, to: now })) {
+      const row = { channel, ...m };
+      if (wanted(row)) rows.push(row);
+    }
   }
   return rows;
 }
@@ -120,7 +132,7 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     const now = clock.now();
     const currentMinute = Math.floor(now / minuteMs) * minuteMs;
     const from = currentMinute - (stats.lastSuccessAt === null ? backfillMs : lookbackMs);
-    const rows = (await readMinutes(pulse, from, now)).filter((row) => copied.changed(row));
+    const rows = await readMinutes(pulse, from, now, (row) => copied.changed(row));
     // Read after the minutes: a store emptied before or during those reads answers with an epoch newer than them.
     const epoch = await pulse.storeEpoch();
     if (epochId !== undefined && epoch.id !== epochId) {
