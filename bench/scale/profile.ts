@@ -1,31 +1,13 @@
 // BENCH_SCALE_PROFILE_DIR=<dir>: the service child records a CPU profile and a sampled heap profile (what is
-// still allocated at the end, by allocation site) and writes them there when stopped. Open them in Chrome's
-// DevTools, or sum them with `npx tsx bench/scale/profile.ts <dir>`.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+// still allocated at the end, by allocation site; Node's --cpu-prof and --heap-prof) and writes them there when
+// stopped. Open them in Chrome's DevTools, or sum them with `npx tsx bench/scale/profile.ts <dir>`.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-export async function startProfiler(dir: string): Promise<() => Promise<void>> {
-  mkdirSync(dir, { recursive: true });
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 64 * 1024 });
-  return async () => {
-    const heap = await session.post('HeapProfiler.stopSampling');
-    writeFileSync(join(dir, `service-${process.pid}.heapprofile`), JSON.stringify(heap.profile));
-    const cpu = await session.post('Profiler.stop');
-    writeFileSync(join(dir, `service-${process.pid}.cpuprofile`), JSON.stringify(cpu.profile));
-    session.disconnect();
-  };
-}
 
 interface CpuNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount: number; children?: number[] }
 interface HeapNode { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: HeapNode[] }
 
-const where = (f: { functionName: string; url: string; lineNumber: number }) => `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(src|node_modules)\//, '$1/')}:${f.lineNumber + 1}`;
+const where = (f: { functionName: string; url: string; lineNumber: number }) => `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(src|dist|node_modules)\//, '$1/')}:${f.lineNumber + 1}`;
 
 /** Top self time and top retained allocation sites, by function. */
 function summarise(dir: string, file: string): void {

@@ -7,10 +7,10 @@
 //  C. Embedded store, 1,000 channels ingesting: 2,000 stream clients that never read, then 20,000 slow-body
 //     sockets (sockets.ts): /healthz p99 (bar < 100 ms) and service RSS (bar < 600 MB) in each phase.
 // BENCH_SCALE_ONLY=AC runs some of them; BENCH_SCALE_PROFILE_DIR profiles the service (profile.ts).
-// The service runs in a child process on loopback; everything started is stopped. Never part of `npm test`.
+// The service runs in a child process on loopback, built (serve.mjs); everything started is stopped. Never
+// part of `npm test`.
 import { fileURLToPath } from 'node:url';
 import { defaultConfig } from '../../src/server/config.js';
-import { startService } from '../../src/server/service.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
 import { startRedis } from '../../test/support/redisServer.js';
 import { sampleRedis } from '../support/redisInfo.js';
@@ -18,7 +18,6 @@ import { formatTable, percentile } from '../support/report.js';
 import { writeLatestResult } from '../support/results.js';
 import { startServiceChild, stopServiceChild } from '../support/serviceChild.js';
 import { ingest, outcomesFor, post, rssMb, sleep, timed, watchHealth } from './clients.js';
-import { startProfiler } from './profile.js';
 import { openSilentStreams, startSlowBodies } from './sockets.js';
 
 const seconds = Number(process.env.BENCH_SCALE_SECONDS ?? 15);
@@ -26,15 +25,12 @@ const activeChannels = 5_000;
 const ingestPerSec = 5_000;
 const attemptedNames = 50_000;
 
-async function serveChild(): Promise<void> {
-  const profiler = process.env.BENCH_SCALE_PROFILE_DIR ? await startProfiler(process.env.BENCH_SCALE_PROFILE_DIR) : undefined;
-  const historyIntervalMs = Number(process.env.BENCH_HISTORY_INTERVAL_MS) || defaultConfig.historyIntervalMs;
-  const service = await startService({ ...defaultConfig, port: 0, redisUrl: process.env.BENCH_REDIS_URL || undefined, namespace: process.env.BENCH_NAMESPACE || `scale${process.pid}`, logLevel: 'warn', historyIntervalMs });
-  process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
-  process.on('SIGTERM', () => void (profiler?.() ?? Promise.resolve()).then(() => service.close()).then(() => process.exit(0)));
-}
+const profileDir = process.env.BENCH_SCALE_PROFILE_DIR;
+// Node writes both profiles when the child exits; the heap one is sampled and holds what is still allocated.
+const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--heap-prof', `--heap-prof-dir=${profileDir}`] : [];
+const serveScript = fileURLToPath(new URL('./serve.mjs', import.meta.url));
 
-const startChild = (redisUrl?: string, env: Record<string, string> = {}) => startServiceChild(fileURLToPath(import.meta.url), { BENCH_REDIS_URL: redisUrl ?? '', ...env });
+const startChild = (redisUrl?: string, env: Record<string, string> = {}) => startServiceChild(serveScript, { BENCH_REDIS_URL: redisUrl ?? '', ...env }, profileArgs);
 
 /** Redis's CPU, in cores, over `ms`. */
 async function redisCpuOver(admin: RedisConnection, ms: number): Promise<number> {
@@ -183,5 +179,4 @@ async function main(): Promise<void> {
   console.log(`written: ${writeLatestResult('scale', { at: new Date().toISOString(), seconds, a, b, c })}`);
 }
 
-if (process.argv.includes('--serve')) void serveChild();
-else void main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+void main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });

@@ -1,9 +1,14 @@
 // A benchmark's service in a child process of its own, so the load generator and the service never share a
-// core's event loop. The child is the calling script run with `--serve`; it prints `{"url": …}` once listening.
+// core's event loop. The child is `script` run with `--serve` (by default under tsx, `nodeArgs` otherwise);
+// it prints `{"url": …}` once listening.
 import { spawn, type ChildProcess } from 'node:child_process';
 
-export async function startServiceChild(script: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--serve'], {
+export async function startServiceChild(
+  script: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = ['--import', 'tsx'],
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...nodeArgs, script, '--serve'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -39,7 +39,10 @@ export interface HistoryStore {
 }
 
 // Five parameters a row; PostgreSQL allows 65,535 parameters a statement, so 2,000 rows stay far below it.
-const rowsPerStatement = 2_000;
+// PGlite runs a statement synchronously on the event loop, 100-200 ms for 2,000 rows under load: smaller
+// statements with a turn of the event loop between them keep the service answering during a copy.
+const rowsPerStatement = (db: SqlClient) => (db.kind === 'pglite' ? 250 : 2_000);
+const betweenStatements = (db: SqlClient) => (db.kind === 'pglite' ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined);
 
 const upsertTail = `
 ON CONFLICT (channel, minute) DO UPDATE
@@ -94,8 +97,10 @@ export function createHistoryStore(db: SqlClient): HistoryStore {
     alerts: createAlertHistory(db),
     async upsertMinutes(rows) {
       let written = 0;
-      for (let start = 0; start < rows.length; start += rowsPerStatement) {
-        const chunk = rows.slice(start, start + rowsPerStatement);
+      const size = rowsPerStatement(db);
+      for (let start = 0; start < rows.length; start += size) {
+        if (start > 0) await betweenStatements(db);
+        const chunk = rows.slice(start, start + size);
         const params: unknown[] = [];
         const result = await db.query(
           `INSERT INTO minute_snapshots (channel, minute, success, failure, started) VALUES ${valuesOf(chunk, params)}${upsertTail}`,
@@ -107,11 +112,13 @@ export function createHistoryStore(db: SqlClient): HistoryStore {
     },
     async mergeMinutes(rows) {
       const total = { written: 0, kept: 0 };
-      for (let start = 0; start < rows.length; start += rowsPerStatement) {
+      const size = rowsPerStatement(db);
+      for (let start = 0; start < rows.length; start += size) {
+        if (start > 0) await betweenStatements(db);
         const params: unknown[] = [];
         // One statement: `kept` reads the rows as they were before the insert (a data-modifying CTE's snapshot).
         const [counts] = await db.query<{ written: number; kept: number }>(
-          `WITH i (channel, minute, success, failure, started) AS (VALUES ${valuesOf(rows.slice(start, start + rowsPerStatement), params)}),
+          `WITH i (channel, minute, success, failure, started) AS (VALUES ${valuesOf(rows.slice(start, start + size), params)}),
                 kept AS (SELECT count(*) AS n FROM i JOIN minute_snapshots USING (channel, minute) WHERE NOT (${copyHasAsMany})),
                 merged AS (INSERT INTO minute_snapshots (channel, minute, success, failure, started)
                            SELECT channel, minute, success, failure, started FROM i${mergeTail})

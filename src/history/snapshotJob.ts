@@ -4,9 +4,12 @@
 // A store that lost its data (Redis restarted empty) must not overwrite those minutes with its zeros: only
 // minutes the store holds completely (after its epoch began, docs/architecture.md) may lower history; older
 // minutes are merged, never lowered.
+// The store answers every minute of the range, empty or not, and most do not change between runs: only rows
+// whose counts differ from what this job last copied are sent. At 10,000 channels the ten-minute lookback is
+// 110,000 rows a run, and the embedded database runs each statement on the event loop (docs/benchmarks.md).
+import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { PulseLogger, SuccessRates } from '../types.js';
-import { HeldMinutes } from './heldMinutes.js';
 import type { HistoryStore, MinuteSnapshot } from './historyStore.js';
 
 const minuteMs = 60_000;
@@ -47,12 +50,61 @@ export interface SnapshotJob {
   stop(): Promise<void>;
 }
 
-async function readMinutes(pulse: SnapshotJobOptions['pulse'], from: number, now: number): Promise<MinuteSnapshot[]> {
+// The embedded store answers at once, so without a turn of the event loop the read of every channel's minutes
+// is one task: 1.3 s at 10,000 channels on the first run's two hours (docs/benchmarks.md, Scale).
+const channelsPerTurn = 200;
+
+/** Every channel's minutes in [from, now] that `wanted` keeps, filtered as read so the rest is never held. */
+async function readMinutes(pulse: SnapshotJobOptions['pulse'], from: number, now: number, wanted: (row: MinuteSnapshot) => boolean): Promise<MinuteSnapshot[]> {
   const rows: MinuteSnapshot[] = [];
-  for (const channel of await pulse.channels()) {
-    for (const m of await pulse.minutes(channel, { from, to: now })) rows.push({ channel, ...m });
+  const channels = await pulse.channels();
+  for (let i = 0; i < channels.length; i++) {
+    if (i > 0 && i % channelsPerTurn === 0) await setImmediate();
+    const channel = channels[i]!;
+    for (const m of await pulse.minutes(channel, { from, to: now })) {
+      const row = { channel, ...m };
+      if (wanted(row)) rows.push(row);
+    }
   }
   return rows;
+}
+
+/**
+ * Counts history holds, by minute then channel: learnt from history on the first run, then from what the job
+ * copies; a row history does not hold counts as empty. An empty minute read from the store is news only
+ * where history holds outcomes for it (a failure upgraded a minute later empties its minute, maybe after a
+ * restart of this process).
+ */
+class CopiedCounts {
+  private readonly byMinute = new Map<number, Map<string, string>>();
+  private learnt = false;
+
+  /** Once: what history holds of these channels' minutes in [from, to], a bounded query per 200 channels. */
+  async learn(history: HistoryStore, channels: string[], from: number, to: number): Promise<void> {
+    if (this.learnt) return;
+    for (let i = 0; i < channels.length; i += channelsPerTurn) {
+      this.remember(await history.minutesOfChannels(channels.slice(i, i + channelsPerTurn), { from, to }), from);
+    }
+    this.learnt = true;
+  }
+
+  private static key(row: MinuteSnapshot): string {
+    return `${row.success},${row.failure},${row.started}`;
+  }
+
+  changed(row: MinuteSnapshot): boolean {
+    return (this.byMinute.get(row.minute)?.get(row.channel) ?? '0,0,0') !== CopiedCounts.key(row);
+  }
+
+  /** After a run that wrote every row: minutes before `oldestMinute` are never read again. */
+  remember(rows: MinuteSnapshot[], oldestMinute: number): void {
+    for (const row of rows) {
+      let channels = this.byMinute.get(row.minute);
+      if (!channels) this.byMinute.set(row.minute, (channels = new Map()));
+      channels.set(row.channel, CopiedCounts.key(row));
+    }
+    for (const minute of this.byMinute.keys()) if (minute < oldestMinute) this.byMinute.delete(minute);
+  }
 }
 
 function logStoreRestart(logger: SnapshotJobOptions['logger'], previousEpoch: string, epoch: { id: string; startedAt: number }): void {
@@ -77,8 +129,8 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     storeRestarts: 0,
     lastSuccessAt: null,
   };
-  const held = new HeldMinutes();
   let epochId: string | undefined;
+  const copied = new CopiedCounts();
   let chain: Promise<unknown> = Promise.resolve();
   let stopped = false;
 
@@ -95,7 +147,8 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     const now = clock.now();
     const currentMinute = Math.floor(now / minuteMs) * minuteMs;
     const from = currentMinute - (stats.lastSuccessAt === null ? backfillMs : lookbackMs);
-    const rows = await held.worthCopying(history, await readMinutes(pulse, from, now), from, now);
+    await copied.learn(history, await pulse.channels(), from, now);
+    const rows = await readMinutes(pulse, from, now, (row) => copied.changed(row));
     // Read after the minutes: a store emptied before or during those reads answers with an epoch newer than them.
     const epoch = await pulse.storeEpoch();
     if (epochId !== undefined && epoch.id !== epochId) {
@@ -107,8 +160,8 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     const partial = rows.filter((row) => row.minute < epoch.completeFrom);
     const merged = await history.mergeMinutes(partial);
     const written = (await history.upsertMinutes(complete)) + merged.written;
-    held.copied(complete, partial, currentMinute - lookbackMs);
     stats.minutesKept += merged.kept;
+    copied.remember(rows, currentMinute - lookbackMs);
     if (retentionMs > 0) stats.rowsPruned += await history.prune(currentMinute - retentionMs);
     stats.runs += 1;
     stats.rowsWritten += written;

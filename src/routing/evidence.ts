@@ -102,11 +102,26 @@ export class EvidenceTracker {
 
   /** The evidence of a snapshot; breaks of series absent from it are dropped, so memory follows the snapshot. */
   absorb(snapshot: HealthSnapshot): RoutingEvidence {
+    const steps = this.absorbing(snapshot);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `absorb` in slices: pauses after every `sliceChannels` channels so the caller can give the event loop a
+   * turn (10,000 channels took ≈ 110 ms in one go, docs/benchmarks.md). Breaks are replaced only at the end,
+   * so one absorption at a time.
+   */
+  *absorbing(snapshot: HealthSnapshot, sliceChannels = 1_000): Generator<void, RoutingEvidence> {
     const next = new Map<string, Break>();
     const channels = new Map<string, ChannelEvidence>();
     let pooledSuccess = 0;
     let pooledTotal = 0;
+    let seen = 0;
     for (const [name, health] of snapshot.channels) {
+      if (++seen % sliceChannels === 0) yield;
       const byId = new Map<string, SeriesHealth>();
       for (const s of health.series) if (s.id !== undefined) byId.set(s.id, s);
       const series = new Map<string, SeriesEvidence>();

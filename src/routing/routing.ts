@@ -1,6 +1,7 @@
 // Routing for one process: a health cache rebuilt from each health snapshot (never a stats read per decision),
 // breaker states read in one coordination call per snapshot, decisions in process, and the outcome hook that
 // credits probes and experiment arms (docs/routing.md).
+import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../stats/healthSnapshot.js';
@@ -54,6 +55,9 @@ export class Routing {
   private evidence: RoutingEvidence | undefined;
   private readonly tracker: EvidenceTracker;
   private syncing: Promise<void> | null = null;
+  /** The absorption running, and the newest snapshot waiting for it (an older waiting one is skipped). */
+  private absorbingNow: Promise<void> | null = null;
+  private pending: HealthSnapshot | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly transitionListeners = new Set<(t: BreakerTransition) => void>();
   private readonly changeListeners = new Set<(view: BreakerView) => void>();
@@ -111,6 +115,7 @@ export class Routing {
   async stop(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    await this.absorbingNow;
     await this.syncing;
     // What this instance counted since its last refresh still joins the fleet's experiment.
     await this.flushExperiment();
@@ -120,11 +125,37 @@ export class Routing {
   async refresh(): Promise<void> {
     const snapshot = await this.d.snapshots.refresh();
     if (!this.unsubscribe && snapshot) await this.absorb(snapshot);
+    await this.absorbingNow;
     await this.syncing;
   }
 
   private absorb(snapshot: HealthSnapshot): Promise<void> {
-    this.evidence = this.tracker.absorb(snapshot);
+    this.pending = snapshot;
+    this.absorbingNow ??= this.absorbPending().finally(() => {
+      this.absorbingNow = null;
+      if (this.pending) void this.absorb(this.pending);
+    });
+    return this.absorbingNow;
+  }
+
+  /** A snapshot of fewer than a slice of channels is absorbed before this returns, as the listener runs. */
+  private async absorbPending(): Promise<void> {
+    for (let snapshot = this.pending; snapshot; snapshot = this.pending) {
+      this.pending = undefined;
+      const steps = this.tracker.absorbing(snapshot);
+      for (let step = steps.next(); ; step = steps.next()) {
+        if (step.done) {
+          this.evidence = step.value;
+          break;
+        }
+        await setImmediate();
+      }
+      void this.sync();
+    }
+    await this.syncing;
+  }
+
+  private sync(): Promise<void> {
     // A sync still running when the next snapshot lands is joined, not doubled: one coordination read at a time.
     this.syncing ??= Promise.all([this.breakers.sync(this.targets()), this.flushExperiment()]).then(() => undefined).finally(() => {
       this.syncing = null;

@@ -35,7 +35,7 @@ import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 /** Bodies over 5 MB are refused with 413: the largest batch a client needs is far smaller. */
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
-export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs' | 'pageChannels'> &
+export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs' | 'pageChannels' | 'streamPageChannels'> &
   Partial<Pick<ServiceConfig, 'dataDir'>> & ConnectionLimits & { token?: string; metricsToken?: string };
 
 export interface BuildAppOptions {
@@ -192,7 +192,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     alerts: () => pulse.alerts,
     ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
   });
-  const pages = createChannelPages({ pageChannels: config.pageChannels, windows: pulse.windows, thresholds: config.thresholds });
+  const pages = createChannelPages({ pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows, thresholds: config.thresholds });
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
   const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, pages });
   pulse.snapshots.start();

@@ -45,6 +45,8 @@ const configSchema = z
     streamReplayEvents: z.number().int().min(1).max(100_000),
     /** Past this many channels GET /v1/channels and the stream's `rates` hold the worst this many and a summary. */
     pageChannels: z.number().int().min(1).max(1_000),
+    /** Past `pageChannels` channels the stream's `rates` holds the worst this many (at most `pageChannels`). */
+    streamPageChannels: z.number().int().min(1).max(1_000),
     historyIntervalMs: z.number().int().min(1_000),
     historyLookbackMinutes: z.number().int().min(1).max(120),
     /** Minute snapshots older than this are deleted; 0 keeps them forever. */
@@ -124,6 +126,9 @@ export const defaultConfig: ServiceConfig = {
   streamReplayEvents: 300,
   // ≈ 1 kB a channel with four windows: a 200 kB event a second per dashboard at most.
   pageChannels: 200,
+  // The stream's page is written to every client each second: 2,000 clients at 1,000 channels stalled the
+  // event loop for seconds copying 200 channels' event (172 kB) into their sockets (docs/benchmarks.md).
+  streamPageChannels: 25,
   historyIntervalMs: 10_000,
   historyLookbackMinutes: 10,
   historyRetentionDays: 90,
@@ -179,6 +184,7 @@ const envFields: [string, Field, EnvKind][] = [
   ['PAYPULSE_STREAM_MAX_BUFFERED_BYTES', 'streamMaxBufferedBytes', 'int'],
   ['PAYPULSE_STREAM_STALL_GRACE_MS', 'streamStallGraceMs', 'int'],
   ['PAYPULSE_PAGE_CHANNELS', 'pageChannels', 'int'],
+  ['PAYPULSE_STREAM_PAGE_CHANNELS', 'streamPageChannels', 'int'],
   ['PAYPULSE_METRICS_TOKEN', 'metricsToken', 'string'],
 ];
 

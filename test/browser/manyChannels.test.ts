@@ -1,5 +1,5 @@
 // The dashboard at 300 channels, in real headless Chromium against the real service: past the page size it
-// shows the worst channels first, finds a healthy one the stream leaves out through its search box, and
+// shows the worst channels first (the stream's page, smaller than the REST one), finds a healthy one the stream leaves out through its search box, and
 // asks for the history of every channel it shows in one request, not one per channel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, startService, type RunningService } from '../../src/server/index.js';
@@ -58,15 +58,16 @@ describe('dashboard with 300 channels', () => {
     const { page } = browser;
     await openDashboard(page, service.url, WAIT_MS);
     await row('acq-broken').waitFor({ timeout: WAIT_MS });
-    expect(await rows().count()).toBe(defaultConfig.pageChannels);
+    // The first page comes from GET /v1/channels; each stream event replaces it with the stream's page.
+    await page.getByLabel('Channels shown').getByText(`the worst ${defaultConfig.streamPageChannels} of 301 channels`).waitFor({ timeout: WAIT_MS });
+    expect(await rows().count()).toBe(defaultConfig.streamPageChannels);
     // Worst first: 10 %, then the channels failing 49 of 100, by name.
     const firstNames = await rows().evaluateAll((trs) => trs.slice(0, 3).map((tr) => (tr as HTMLElement).dataset.channel));
     expect(firstNames).toEqual(['acq-broken', name(49), name(99)]);
     expect(await rows().first().innerText()).toContain('Critical');
     // The healthiest (no failure: ch-000, ch-050 …) are past the page.
     expect(await row(name(50)).count()).toBe(0);
-    await page.getByLabel('Channels shown').getByText('the worst 200 of 301 channels').waitFor({ timeout: WAIT_MS });
-    // The header counts all 301 channels, not the 200 rows: 21–49 failures of 100 are major, 6–20 warn, 0–5 ok.
+    // The header counts all 301 channels, not the rows shown: 21–49 failures of 100 are major, 6–20 warn, 0–5 ok.
     expect((await page.locator('#summary').innerText()).split(/\s+/).join(' ')).toBe('1 Critical 174 Major 90 Warn 36 OK');
   });
 
@@ -78,6 +79,7 @@ describe('dashboard with 300 channels', () => {
     expect(historyRequests.filter((url) => url.includes('/v1/channels/'))).toEqual([]);
     expect(historyRequests).toHaveLength(1);
     const channels = new URL(historyRequests[0]!).searchParams.get('channels')!.split(',');
+    // The first page (GET /v1/channels, the REST page) holds the stream's: its history was already asked for.
     expect(channels).toHaveLength(defaultConfig.pageChannels);
     expect(channels).toContain('acq-broken');
   });
@@ -97,7 +99,7 @@ describe('dashboard with 300 channels', () => {
 
     await search.fill('');
     await row('acq-broken').waitFor({ timeout: WAIT_MS });
-    await page.waitForFunction((n) => document.querySelectorAll('#rates-body tr').length === n, defaultConfig.pageChannels, { timeout: WAIT_MS });
+    await page.waitForFunction((n) => document.querySelectorAll('#rates-body tr').length === n, defaultConfig.streamPageChannels, { timeout: WAIT_MS });
     expect(browser.problems).toEqual([]);
   });
 

@@ -69,6 +69,35 @@ describe.each(backends)('snapshot job into $name', (backend) => {
     }
   });
 
+  it('sends only the minutes whose counts changed since its last copy, never an empty one it has not copied', async () => {
+    const sent: number[] = [];
+    const counting: HistoryStore = {
+      ...history,
+      upsertMinutes: (rows) => (sent.push(rows.length), history.upsertMinutes(rows)),
+      mergeMinutes: (rows) => (sent.push(rows.length), history.mergeMinutes(rows)),
+    };
+    const rowsSent = () => sent.splice(0).reduce((a, b) => a + b, 0);
+    const at = clock.now();
+    await pulse.recordMany([
+      { channel: 'quiet-a', requestId: 'qa-1', status: 'success', at: at - 1_000 },
+      { channel: 'quiet-b', requestId: 'qb-1', status: 'failure', at: at - 1_000 },
+    ]);
+    const job = startSnapshotJob({ pulse, history: counting, clock, intervalMs: 3600_000, lookbackMinutes: 10 });
+    try {
+      await job.runOnce();
+      rowsSent();
+      await job.runOnce();
+      // Every channel's eleven minutes were read; none changed, so none was sent.
+      expect(rowsSent()).toBe(0);
+      await pulse.record({ channel: 'quiet-a', requestId: 'qa-2', status: 'failure', at: at - 500 });
+      await job.runOnce();
+      expect(rowsSent()).toBe(1);
+      expect((await busy('quiet-a')).at(-1)).toMatchObject({ success: 1, failure: 1 });
+    } finally {
+      await job.stop();
+    }
+  });
+
   it('makes one last copy when stopped', async () => {
     const job = startSnapshotJob({ pulse, history, clock, intervalMs: 3600_000 });
     await job.runOnce();

@@ -2,6 +2,7 @@
 // time): once a down channel gets no more traffic its newest window drains, and the older windows — minutes of
 // successes from before, beside a handful of failures — must not win it back the ranking.
 import { afterEach, describe, expect, it } from 'vitest';
+import { EvidenceTracker } from '../../src/routing/evidence.js';
 import type { Outcome } from '../../src/types.js';
 import { createStack, outcomes, type Stack } from './stack.js';
 
@@ -62,5 +63,29 @@ describe('break memory', () => {
     const d = s.routing.decide({ candidates: ['a', 'b'], dims: card }).decision;
     expect(d.channel).toBe('b');
     expect(d.ranked.find((r) => r.channel === 'a')!.rate).toBeLessThan(0.6);
+  });
+});
+
+describe('absorbing many channels', () => {
+  it('absorbs a snapshot in slices, pausing between them, to the evidence it absorbs in one go', async () => {
+    const s = createStack({ scoring: 'mean', exploration: 0 });
+    stacks.push(s);
+    const now = s.clock.now();
+    const many: Outcome[] = [];
+    for (let i = 0; i < 2_500; i++) many.push(...outcomes(`ch${String(i).padStart(4, '0')}`, 1, 0, now - 1_000));
+    // Named to come last in the snapshot, in the third slice: both are absorbed only if every slice is.
+    await s.record([...many, ...outcomes('zz-good', 60, 0, now - 1_000), ...outcomes('zz-bad', 20, 40, now - 1_000)]);
+    const snapshot = (await s.snapshots.refresh())!;
+    const windows = { score: ['1m', '5m'], breaker: '1m', decay: 0.5 };
+    const steps = new EvidenceTracker(windows).absorbing(snapshot, 1_000);
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    expect(pauses).toBe(2);
+    expect(step.value).toEqual(new EvidenceTracker(windows).absorb(snapshot));
+    expect(step.value.channels.size).toBe(2_502);
+    // Routing absorbs it so too, and decides on the last slice's channels.
+    await s.routing.refresh();
+    expect(s.routing.decide({ candidates: ['zz-bad', 'zz-good'] }).decision.channel).toBe('zz-good');
   });
 });

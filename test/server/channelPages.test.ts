@@ -2,6 +2,7 @@
 // rate, then name), pages by offset with a bounded limit, a case-blind name search, and a summary by state
 // that covers what the page leaves out. Below the size a client sees exactly the answer it always had.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/server/config.js';
 import type { Outcome } from '../../src/types.js';
 import { engines, makeApp, t0, type TestApp } from './harness.js';
 import { openSse } from './sse.js';
@@ -91,13 +92,14 @@ describe('channel pages past the page size', () => {
     expect(error.details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
-  it('streams the worst page and the summary, not every channel', async () => {
+  it('streams the worst stream page (smaller than the REST page) and the summary, not every channel', async () => {
     const client = await openSse(`${base}/v1/stream`);
     try {
       await t.app.paypulse.ticker.tick();
       const data = JSON.parse((await client.next('rates')).data);
       const shown = [...new Set(data.rates.map((r: { channel: string }) => r.channel))];
-      expect(shown).toEqual(expectedWorst.slice(0, 200));
+      expect(shown).toEqual(expectedWorst.slice(0, defaultConfig.streamPageChannels));
+      expect(defaultConfig.streamPageChannels).toBeLessThan(defaultConfig.pageChannels);
       expect(data).toMatchObject({ channels: 302, truncated: true, summary: { channels: 302, critical: 45, few: 1, none: 1 } });
     } finally {
       client.close();
@@ -148,6 +150,29 @@ describe('channel pages below the page size', () => {
       const body = (await small.app.inject({ url: '/v1/channels' })).json();
       expect(names(body)).toEqual(['bank-x', 'card']);
       expect(body).toMatchObject({ total: 3, nextOffset: 2, summary: { channels: 3 } });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it.each([
+    [{ pageChannels: 2, streamPageChannels: 1 }, ['bank-x']],
+    // Never more than the REST page: past pageChannels the stream is a page of it.
+    [{ pageChannels: 2, streamPageChannels: 50 }, ['bank-x', 'card']],
+  ])('streams the worst streamPageChannels past the page size (%o)', async (config, expected) => {
+    const small = await makeApp(memory, { config });
+    try {
+      await small.pulse.recordMany([...outcomesOf('bank-x', 100, 40), ...outcomesOf('alipay', 100, 0), ...outcomesOf('card', 100, 10)]);
+      const url = await small.app.listen({ port: 0, host: '127.0.0.1' });
+      const client = await openSse(`${url}/v1/stream`);
+      try {
+        await small.app.paypulse.ticker.tick();
+        const data = JSON.parse((await client.next('rates')).data);
+        expect([...new Set(data.rates.map((r: { channel: string }) => r.channel))]).toEqual(expected);
+        expect(data).toMatchObject({ channels: 3, truncated: true, summary: { channels: 3, major: 1, warn: 1, ok: 1 } });
+      } finally {
+        client.close();
+      }
     } finally {
       await small.close();
     }

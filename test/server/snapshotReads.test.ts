@@ -53,7 +53,7 @@ describe('reads served from the health snapshot', () => {
       const data = JSON.parse((await client.next('rates')).data);
       expect(data).toMatchObject({ channels: channelCount, truncated: true });
       const shown = new Set(data.rates.map((r: { channel: string }) => r.channel));
-      expect(shown.size).toBe(defaultConfig.pageChannels);
+      expect(shown.size).toBe(defaultConfig.streamPageChannels);
       expect(data.summary).toMatchObject({ channels: channelCount, few: channelCount });
       expect(data.rates.every((r: { window: string; rate: number }) => r.window !== '5m' || r.rate <= 0.2)).toBe(true);
     } finally {

@@ -19,6 +19,8 @@ export interface PageQuery {
 export interface ChannelPaging {
   /** Past this many channels an answer is a page: by default the worst this many, with a summary. */
   pageChannels: number;
+  /** Past `pageChannels` the stream's `rates` holds the worst this many, capped at `pageChannels`. */
+  streamPageChannels: number;
   /** The configured windows: the snapshot also holds the windows alerts and routing need. */
   windows: readonly string[];
   thresholds: Thresholds & { channels?: Record<string, Thresholds> };
@@ -47,6 +49,7 @@ const byChannelName = (a: ChannelHealth, b: ChannelHealth) => (a.channel < b.cha
 
 export function createChannelPages(paging: ChannelPaging) {
   const { pageChannels, thresholds } = paging;
+  const streamPageChannels = Math.min(paging.streamPageChannels, pageChannels);
   const windows = [...paging.windows].sort((a, b) => parseWindow(a) - parseWindow(b));
   const ranks = new WeakMap<HealthSnapshot, Ranked>();
 
@@ -95,10 +98,14 @@ export function createChannelPages(paging: ChannelPaging) {
       return { ...answer, ...(next < list.length ? { nextOffset: next } : {}), summary: ranked(snapshot).summary };
     },
 
-    /** The stream's `rates`: every channel, worst first; past `pageChannels` the worst only, with the summary. */
+    /**
+     * The stream's `rates`: every channel, worst first; past `pageChannels` the worst `streamPageChannels`
+     * only, with the summary. Its page is smaller than the REST one because it is written to every client
+     * every second, where a REST page is asked for.
+     */
     ratesEvent(snapshot: HealthSnapshot) {
       const { worst, summary } = ranked(snapshot);
-      const shown = worst.length > pageChannels ? worst.slice(0, pageChannels) : worst;
+      const shown = worst.length > pageChannels ? worst.slice(0, streamPageChannels) : worst;
       const rates: Rate[] = shown.flatMap((health) => Object.values(configuredRates(health, paging.windows)));
       const truncated = shown.length < worst.length;
       return { asOf: snapshot.asOf, rates, channels: worst.length, truncated, ...(truncated ? { summary } : {}) };

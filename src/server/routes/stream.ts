@@ -46,7 +46,7 @@ const streamSchema = {
   summary: 'Live events (server-sent events)',
   description:
     'Events: `rates` ({ asOf, rates: Rate[], channels, truncated, summary? }, at least every second): every configured window ' +
-    'of every channel, worst channel first; past `pageChannels` channels only the worst that many, `truncated: true` and ' +
+    'of every channel, worst channel first; past `pageChannels` channels only the worst `streamPageChannels` (25 by default), `truncated: true` and ' +
     '`summary` (every channel by state; search the rest with GET /v1/channels); ' +
     '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds; ' +
     '`store` ({ reachable: false, since, reason } or { reachable: true, asOf }) when the store stops or starts answering the snapshot. ' +

@@ -1,7 +1,8 @@
 // Publishes a `rates` event on the hub for every health snapshot (pulse.snapshots, one per process and
 // interval), and a `store` event when the snapshot stops or starts reading: the stream reads no store of its
-// own. A `rates` event lists channels worst first; past the page size it holds the worst page only and a summary by state, so an event stays small whatever the number of
-// channels (the page searches the rest through GET /v1/channels).
+// own. A `rates` event lists channels worst first; past the page size it holds the stream's page (the worst
+// streamPageChannels) and a summary by state, so an event stays small whatever the number of channels (the
+// page searches the rest through GET /v1/channels).
 import type { HealthSnapshots } from '../../stats/healthSnapshot.js';
 import type { ChannelPages } from '../routes/channelPages.js';
 import type { EventHub } from './eventHub.js';
