@@ -30,8 +30,8 @@ describe('positions, read from the Lua', () => {
     expect(Number(/^local OP_ARGS = (\d+)$/m.exec(header)?.[1])).toBe(channelScriptArgv.length + 1);
   });
 
-  it("ops.lua reads the record batch's values where layouts.ts puts them", () => {
-    const ops = include('ops.lua');
+  it("record.lua reads the record batch's values where layouts.ts puts them", () => {
+    const ops = include('record.lua');
     const [, clientCountValues, outcomeValues] = /local CLIENT_COUNT_VALUES, OUTCOME_VALUES = (\d+), (\d+)/.exec(ops)!;
     expect(Number(clientCountValues)).toBe(recordBatch.clientCountValues.length);
     expect(Number(outcomeValues)).toBe(recordBatch.outcomeValues.length);

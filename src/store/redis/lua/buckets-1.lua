@@ -16,4 +16,6 @@ local function flushWrites()
   flushTallies()
   flushAppends()
 end
+--@include record.lua
+--@include record-many.lua
 --@include ops.lua

@@ -15,17 +15,24 @@
 -- A shard not written in the previous period needs no cleaning: its last write came a whole period
 -- before this one began, so every entry's `at` (at most that write's `now` + skew) is before
 -- `forgetBefore`; and its TTL ended a minute into this period, so it is gone, or nearly.
--- provides: CLAIM_SAVES_STATE, writeIfNew, claim, lookup, saveState, forget, markStarted
+-- provides: CLAIM_SAVES_STATE, startLedgerChannel, writeIfNew, claim, lookup, saveState, forget, markStarted
 -- requires: horizon, skew, now, prefix, int, idiv, forgetBefore, chunked
 local periodLength = horizon + skew
 local periodNow = math.floor(now / periodLength)
 local ledgerTtlSec = math.ceil(((periodNow + 2) * periodLength - now) / 1000) + 60
 local CLAIM_SAVES_STATE = true -- writeIfNew has written a new request's state before claim()
 
-local writtenKey = prefix .. 'lm:' .. int(periodNow)
-local previousKey = prefix .. 'lm:' .. int(periodNow - 1)
-local writtenBits, previousBits -- the bitmaps, read when first needed in the call
-local writtenNow = {} -- shards this call wrote first in the period
+local writtenKey, previousKey -- the channel's bitmaps of this period and the previous one
+local writtenBits, previousBits -- their contents, read when first needed in the call
+local writtenNow -- shards this call wrote first in the period
+
+-- Points the ledger at `prefix`'s channel: a call that records several channels starts each with this.
+local function startLedgerChannel()
+  writtenKey = prefix .. 'lm:' .. int(periodNow)
+  previousKey = prefix .. 'lm:' .. int(periodNow - 1)
+  writtenBits, previousBits, writtenNow = nil, nil, {}
+end
+startLedgerChannel()
 
 -- SETBIT numbers bits from the high end of each byte.
 local BIT_MASKS = { [0] = 128, 64, 32, 16, 8, 4, 2, 1 }

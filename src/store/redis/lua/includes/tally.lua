@@ -4,7 +4,7 @@
 -- thousands of outcomes over a few seconds costs a handful of HINCRBY, not one per outcome.
 -- The one-letter names are what Redis stores (short keys and fields keep the listpacks small).
 -- provides: TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, tallySecond,
---           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally
+--           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally, resetTallyCursor
 -- requires: prefix, int, keepFrom, idiv, keepFor, retentionTtlSec
 local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
 local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
@@ -43,6 +43,11 @@ local function tallySecond(kind, series, sec, field, delta)
   local f = secondFields[field][lastOffset]
   fields[f] = (fields[f] or 0) + delta
   fields[field] = (fields[field] or 0) + delta
+end
+
+-- The cursor above knows no channel: a call that records several channels resets it between them.
+local function resetTallyCursor()
+  lastSec = nil
 end
 
 local function tally(kind, series, atMs, field, delta)
