@@ -7,16 +7,20 @@
 -- Each channel's terminal counts are flushed before the next (their keys are built from `prefix`); the
 -- tallies and appends, gathered under full key names, once at the end.
 -- provides: (nothing)
--- requires: op, OP_ARGS, prefix, startLedgerChannel, startPendingChannel, startFailureLogChannel,
+-- requires: op, OP_ARGS, prefix, ledgerBitmapKeys, startLedgerChannel, startPendingChannel, startFailureLogChannel,
 --           resetTallyCursor, anyPendingIn, sweepTimeouts, recordSection, flushTerminal, flushTallies,
 --           flushAppends
 if op == 'record-many' then
   local batch = cmsgpack.unpack(ARGV[OP_ARGS])
   local sweep = anyPendingIn(KEYS)
+  -- Every channel's two ledger bitmaps in one MGET: a quiet channel reads both for its one outcome.
+  local bitmapKeys = {}
+  for c = 1, #KEYS do bitmapKeys[2 * c - 1], bitmapKeys[2 * c] = ledgerBitmapKeys(KEYS[c]) end
+  local bitmaps = redis.call('MGET', unpack(bitmapKeys))
   local replies, i = {}, 1
   for c = 1, #KEYS do
     prefix = KEYS[c]
-    startLedgerChannel()
+    startLedgerChannel(bitmaps[2 * c - 1] or '', bitmaps[2 * c] or '')
     startPendingChannel()
     startFailureLogChannel()
     resetTallyCursor()
