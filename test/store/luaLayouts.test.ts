@@ -133,14 +133,14 @@ describe('packed numbers, through Redis', () => {
   it("buckets: a busy second's records go to the second's own detail, and reads merge both", async () => {
     const s = storeFor('buckets');
     const sec = Math.floor(now / 1000) - 1;
-    const busy = Array.from({ length: 12 }, (_, i) => s.outcome(`b${i}`, i < 9 ? StatusCode.Success : StatusCode.Failure, sec * 1000 + 100 + i));
+    const busy = Array.from({ length: 40 }, (_, i) => s.outcome(`b${i}`, i < 37 ? StatusCode.Success : StatusCode.Failure, sec * 1000 + 100 + i));
     await s.record(...busy);
     await s.record(s.outcome('late', StatusCode.Failure, sec * 1000 + 999));
     const bytes = await bytesOf(`${s.prefix}d::${sec}`);
-    expect(bytes.length).toBe(12 * lastNRecord.bytes);
+    expect(bytes.length).toBe(40 * lastNRecord.bytes);
     expect(lastNRecord.decode(bytes[0], bytes[1])).toEqual({ msInSecond: 100, success: true, removed: false });
     expect((await bytesOf(`${s.prefix}dm::${Math.floor(sec / 60)}`)).length).toBe(lastNRecord.bytes + 1);
-    // The newest 4 of that second: the late failure (minute detail), then b11, b10, b9 (failures).
+    // The newest 4 of that second: the late failure (minute detail), then b39, b38, b37 (failures).
     expect(await s.store.readLastN('c', '', 4, now)).toEqual({ success: 0, failure: 4 });
     expect(await s.store.readLastN('c', '', 6, now)).toEqual({ success: 2, failure: 4 });
   });

@@ -19,7 +19,7 @@ end
 -- byte of its second in the minute: a key costs ≈ 100 B of its own, and at 1 event/s per channel the
 -- per-second keys were a third of the memory (docs/benchmarks.md). A call's records of a second at most
 -- this many bytes are quiet; a second's records may be in both keys, and reads take both.
-local QUIET_DETAIL_BYTES = 16
+local QUIET_DETAIL_BYTES = 64
 
 local function minuteDetailKey(series, minute)
   return prefix .. 'dm:' .. series .. ':' .. int(minute)

@@ -26,9 +26,10 @@ local writtenKey, previousKey -- the channel's bitmaps of this period and the pr
 local writtenBits, previousBits -- their contents, read when first needed in the call
 local writtenNow -- shards this call wrote first in the period
 
--- A channel's bitmap keys: this period's, and the previous one's.
+-- A channel's bitmap keys: this period's, and the previous one's (the same suffixes for every channel).
+local periodSuffix, previousSuffix = 'lm:' .. int(periodNow), 'lm:' .. int(periodNow - 1)
 local function ledgerBitmapKeys(channelPrefix)
-  return channelPrefix .. 'lm:' .. int(periodNow), channelPrefix .. 'lm:' .. int(periodNow - 1)
+  return channelPrefix .. periodSuffix, channelPrefix .. previousSuffix
 end
 
 -- Points the ledger at `prefix`'s channel: a call that records several channels starts each with this,
