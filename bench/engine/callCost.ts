@@ -1,7 +1,8 @@
 // `npx tsx bench/engine/callCost.ts`: where a quiet channel's Redis CPU goes. The `buckets` record
 // script called with 1, 10 and 100 new outcomes a call (the outcomes one channel brings to a batch
 // at 1, 10 and 100 events/s), beside an empty script and the script's cheapest read, so the fixed
-// cost of a call is seen apart from the cost of an outcome. Redis CPU from INFO, per call.
+// cost of a call is seen apart from the cost of an outcome; then record-many, 400 channels a call.
+// Redis CPU from INFO, per call.
 import { RedisConnection } from '../../src/store/redis/connection.js';
 import { RedisStatsStore } from '../../src/store/redis/statsStore.js';
 import { StatusCode, type StoredOutcome } from '../../src/store/ports/stats.js';
@@ -47,6 +48,19 @@ try {
   for (const perCall of [1, 10, 100]) {
     const us = await cpuPerCall(admin, (c) => store.recordBatch(`ch-${perCall}-${c % 400}`, outcomes(perCall, c), now, 60_000));
     rows.push([`buckets record, ${perCall} new outcome(s) a call, 400 channels`, us.toFixed(1), (us / perCall).toFixed(2)]);
+  }
+  // record-many: 400 channels with `perChannel` new outcomes each in one call (a 500-outcome batch at
+  // 1 event/s per channel), so what a channel costs inside a shared call shows apart from the call.
+  for (const perChannel of [1, 10]) {
+    const manyCalls = 100;
+    const before = await sampleRedis(admin);
+    for (let c = 0; c < manyCalls; c++) {
+      const batches = Array.from({ length: 400 }, (_, k) => ({ channel: `many-${perChannel}-${k}`, outcomes: outcomes(perChannel, c * 400 + k) }));
+      await store.recordBatches(batches, now, 60_000);
+    }
+    const after = await sampleRedis(admin);
+    const us = ((after.cpuSec - before.cpuSec) * 1e6) / manyCalls;
+    rows.push([`buckets record-many, 400 channels × ${perChannel} new outcome(s)`, us.toFixed(1), (us / (400 * perChannel)).toFixed(2)]);
   }
   console.log(formatTable(['call', 'Redis CPU µs/call', 'µs/outcome'], rows));
 } finally {

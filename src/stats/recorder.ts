@@ -192,22 +192,22 @@ export class Recorder {
     // outcome already at the store (this batch and those ahead of it) adds the time it fairly takes.
     this.outcomesAtStore += batch.length;
     const timeoutMs = this.settings.recordTimeoutMs + Math.ceil(this.outcomesAtStore * perOutcomeAllowanceMs);
-    const writes = channels.map((channel) => {
-      const items = byChannel.get(channel)!;
-      return this.store.recordBatch(channel, items.map((i) => i.stored), now, timeoutMs).then(
-        (codes) => {
-          this.onStoreCall?.(false);
-          items.forEach((item, i) => settle(item, verdictOfCode[codes[i]] ?? 'accepted'));
-        },
-        (err: unknown) => {
-          ok = false;
-          this.onStoreCall?.(true);
-          return this.spill && items.every((i) => i.outcome) ? this.spillFailed(items, err) : this.bufferFailed(items, err);
-        },
-      );
-    });
+    const lists = channels.map((channel) => byChannel.get(channel)!);
+    const write = this.store.recordBatches(channels.map((channel, c) => ({ channel, outcomes: lists[c]!.map((i) => i.stored) })), now, timeoutMs).then(
+      (codes) => {
+        this.onStoreCall?.(false);
+        lists.forEach((items, c) => items.forEach((item, i) => settle(item, verdictOfCode[codes[c]![i]!] ?? 'accepted')));
+      },
+      (err: unknown) => {
+        ok = false;
+        this.onStoreCall?.(true);
+        // The channels share calls, so a failure is the whole batch's (kept per channel for the spill's check).
+        return Promise.all(lists.map((items) =>
+          this.spill && items.every((i) => i.outcome) ? this.spillFailed(items, err) : this.bufferFailed(items, err)));
+      },
+    );
     const touch = this.store.touchChannels(channels, now, timeoutMs).catch(() => undefined);
-    await Promise.all([...writes, touch]);
+    await Promise.all([write, touch]);
     this.outcomesAtStore -= batch.length;
     this.stats.batches++;
     this.stats.lastBatchSize = batch.length;
@@ -259,7 +259,7 @@ export class Recorder {
     }
     try {
       const timeoutMs = this.settings.recordTimeoutMs + Math.ceil(outcomes.length * perOutcomeAllowanceMs);
-      await Promise.all([...byChannel].map(([channel, stored]) => this.store.recordBatch(channel, stored, now, timeoutMs)));
+      await this.store.recordBatches([...byChannel].map(([channel, outcomes]) => ({ channel, outcomes })), now, timeoutMs);
       await this.store.touchChannels([...byChannel.keys()], now, timeoutMs).catch(() => undefined);
       this.onStoreCall?.(false);
       return true;

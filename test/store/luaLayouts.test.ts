@@ -30,8 +30,8 @@ describe('positions, read from the Lua', () => {
     expect(Number(/^local OP_ARGS = (\d+)$/m.exec(header)?.[1])).toBe(channelScriptArgv.length + 1);
   });
 
-  it("ops.lua reads the record batch's values where layouts.ts puts them", () => {
-    const ops = include('ops.lua');
+  it("record.lua reads the record batch's values where layouts.ts puts them", () => {
+    const ops = include('record.lua');
     const [, clientCountValues, outcomeValues] = /local CLIENT_COUNT_VALUES, OUTCOME_VALUES = (\d+), (\d+)/.exec(ops)!;
     expect(Number(clientCountValues)).toBe(recordBatch.clientCountValues.length);
     expect(Number(outcomeValues)).toBe(recordBatch.outcomeValues.length);
@@ -99,26 +99,50 @@ describe('packed numbers, through Redis', () => {
     expect(await s.stateOf('failed')).toEqual({ at: now - 500, started: false, status: StatusCode.Success });
   });
 
-  it("buckets: the script's last-N records, and the client's, decode with layouts.ts", async () => {
+  /** The bytes of a string key as numbers: a string reply would be decoded as UTF-8. */
+  const bytesOf = async (key: string) => (await conn.command(key, ['EVAL', "return { string.byte(redis.call('GET', KEYS[1]), 1, -1) }", 1, key])) as number[];
+  const keysLike = async (pattern: string) => ((await conn.command(pattern, ['SCAN', 0, 'MATCH', pattern, 'COUNT', 10_000])) as [string, string[]])[1];
+  const byMs = (a: { msInSecond: number; removed: boolean }, b: { msInSecond: number; removed: boolean }) => a.msInSecond - b.msInSecond || Number(a.removed) - Number(b.removed);
+
+  it("buckets: the script's last-N records, and the client's, decode with layouts.ts (a quiet second: in its minute's detail)", async () => {
     const s = storeFor('buckets');
     const sec = Math.floor(now / 1000) - 1;
     // A failure (client record), then its correction: the script adds a `removed` record for the failure.
     await s.record(s.outcome('r', StatusCode.Failure, sec * 1000 + 123));
     expect(await s.record(s.outcome('r', StatusCode.Success, sec * 1000 + 456))).toEqual([RecordCode.Corrected]);
-    const [, keys] = (await conn.command(s.prefix, ['SCAN', 0, 'MATCH', `${s.prefix}d:*`, 'COUNT', 1000])) as [string, string[]];
-    expect(keys).toHaveLength(1);
-    // The bytes as numbers: a string reply would be decoded as UTF-8.
-    const bytes = (await conn.command(keys[0], ['EVAL', "return { string.byte(redis.call('GET', KEYS[1]), 1, -1) }", 1, keys[0]])) as number[];
-    expect(bytes.length % lastNRecord.bytes).toBe(0);
+    expect(await keysLike(`${s.prefix}d:*`)).toEqual([]);
+    const keys = await keysLike(`${s.prefix}dm:*`);
+    expect(keys).toEqual([`${s.prefix}dm::${Math.floor(sec / 60)}`]);
+    const bytes = await bytesOf(keys[0]);
+    const tagged = lastNRecord.bytes + 1;
+    expect(bytes.length % tagged).toBe(0);
     const records = [];
-    for (let i = 0; i < bytes.length; i += lastNRecord.bytes) records.push(lastNRecord.decode(bytes[i], bytes[i + 1]));
-    expect(records.sort((a, b) => a.msInSecond - b.msInSecond || Number(a.removed) - Number(b.removed))).toEqual([
+    for (let i = 0; i < bytes.length; i += tagged) {
+      expect(bytes[i]).toBe(sec % 60);
+      records.push(lastNRecord.decode(bytes[i + 1], bytes[i + 2]));
+    }
+    expect(records.sort(byMs)).toEqual([
       { msInSecond: 123, success: false, removed: false },
       { msInSecond: 123, success: false, removed: true },
       { msInSecond: 456, success: true, removed: false },
     ]);
     // And the script reads them as layouts.ts means them: the failure is gone, the success newest.
     expect(await s.store.readLastN('c', '', 5, now)).toEqual({ success: 1, failure: 0 });
+  });
+
+  it("buckets: a busy second's records go to the second's own detail, and reads merge both", async () => {
+    const s = storeFor('buckets');
+    const sec = Math.floor(now / 1000) - 1;
+    const busy = Array.from({ length: 40 }, (_, i) => s.outcome(`b${i}`, i < 37 ? StatusCode.Success : StatusCode.Failure, sec * 1000 + 100 + i));
+    await s.record(...busy);
+    await s.record(s.outcome('late', StatusCode.Failure, sec * 1000 + 999));
+    const bytes = await bytesOf(`${s.prefix}d::${sec}`);
+    expect(bytes.length).toBe(40 * lastNRecord.bytes);
+    expect(lastNRecord.decode(bytes[0], bytes[1])).toEqual({ msInSecond: 100, success: true, removed: false });
+    expect((await bytesOf(`${s.prefix}dm::${Math.floor(sec / 60)}`)).length).toBe(lastNRecord.bytes + 1);
+    // The newest 4 of that second: the late failure (minute detail), then b39, b38, b37 (failures).
+    expect(await s.store.readLastN('c', '', 4, now)).toEqual({ success: 0, failure: 4 });
+    expect(await s.store.readLastN('c', '', 6, now)).toEqual({ success: 2, failure: 4 });
   });
 
   it('encode and decode are inverse over the whole range', () => {

@@ -6,6 +6,7 @@ import type { FailedRequest, MinuteCounts } from '../../types.js';
 import {
   RecordCode,
   StatusCode,
+  type ChannelBatch,
   type ChannelSeries,
   type EngineSettings,
   type StatsStore,
@@ -104,6 +105,10 @@ export class MemoryStatsStore implements StatsStore {
     const codes = outcomes.map((o) => op.apply(o));
     op.finish();
     return codes;
+  }
+
+  async recordBatches(batches: ChannelBatch[], now: number): Promise<RecordCode[][]> {
+    return Promise.all(batches.map((b) => this.recordBatch(b.channel, b.outcomes, now)));
   }
 
   async readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]> {

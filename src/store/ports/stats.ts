@@ -37,6 +37,12 @@ export interface WindowCounts {
   pending: number;
 }
 
+/** One channel's outcomes of a batch. */
+export interface ChannelBatch {
+  channel: string;
+  outcomes: StoredOutcome[];
+}
+
 /** Series of one channel to read at once: the channel itself is series ''. */
 export interface ChannelSeries {
   channel: string;
@@ -79,6 +85,12 @@ export interface StatsStore {
    * Rejects when the store takes longer than `timeoutMs` (the caller then buffers: fail open).
    */
   recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]>;
+  /**
+   * `recordBatch` of several channels in as few store calls as the keys allow (one per slot on a
+   * cluster): `result[i]` is what `recordBatch(batches[i].channel, batches[i].outcomes, …)` answers.
+   * Channels must be distinct. Rejects as a whole when any call fails.
+   */
+  recordBatches(batches: ChannelBatch[], now: number, timeoutMs: number): Promise<RecordCode[][]>;
   /** Counts of one series for each window (seconds), ending at `now`. */
   readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]>;
   /**

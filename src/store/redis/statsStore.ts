@@ -1,15 +1,16 @@
-// The Redis engine of the success-rate port: one Lua call per channel and operation, except the read of
-// many channels' windows (one call per 50 channels, per slot on a cluster).
+// The Redis engine of the success-rate port: one Lua call per channel and operation, except the record of
+// many channels' batches (recordCalls.ts) and the read of many channels' windows (one call per 50
+// channels), each per slot on a cluster.
 import type { FailedRequest, MinuteCounts } from '../../types.js';
-import { channelPrefix, channelsKey, epochKey, ledgerKey } from '../keys/stats.js';
+import { channelPrefix, channelsKey, epochKey } from '../keys/stats.js';
 import { clusterSlot } from '../keys/clusterSlot.js';
-import { StatusCode, type ChannelSeries, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
-import { countAsNew } from './clientCounts.js';
-import { channelScriptArgs, ledgerState } from './layouts.js';
+import { type ChannelBatch, type ChannelSeries, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
+import { channelScriptArgs } from './layouts.js';
 import { FailoverReplay } from './failoverReplay.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
 import { FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './windowsCarry.js';
+import { packRecordPart, recordCallGroups } from './recordCalls.js';
 import { loadScript, type LuaScript } from './scripts.js';
 
 const scriptFiles = {
@@ -17,6 +18,11 @@ const scriptFiles = {
   zset: 'zset-1.lua',
   'zset-sharded': 'zset-sharded-1.lua',
 } as const;
+
+/** A record call's reply: one character per outcome. */
+function codesOf(reply: RedisReply | undefined): RecordCode[] {
+  return Array.from(String(reply), (c) => Number(c) as RecordCode);
+}
 
 /** `count` windows' counts from a `windows` reply, four numbers each, starting at window `first`. */
 function windowsOf(reply: number[], first: number, count: number): WindowCounts[] {
@@ -64,41 +70,41 @@ export class RedisStatsStore implements StatsStore {
     return codes;
   }
 
+  async recordBatches(batches: ChannelBatch[], now: number, timeoutMs: number): Promise<RecordCode[][]> {
+    const s = this.settings;
+    const results = new Array<RecordCode[]>(batches.length);
+    // Only `buckets` has record-many (its includes switch channels within a call; the sorted-set
+    // strategies keep per-channel state of the call's first key).
+    const calls = s.strategy === 'buckets'
+      ? recordCallGroups(batches.map((b) => b.outcomes.length), (i) => this.slotOf(batches[i]!.channel))
+      : batches.map((_, i) => [i]);
+    // Issued together: the client pipelines the calls of each node.
+    await Promise.all(
+      calls.map(async (indexes) => {
+        if (indexes.length === 1) {
+          const { channel, outcomes } = batches[indexes[0]!]!;
+          results[indexes[0]!] = await this.writeBatch(channel, outcomes, now, timeoutMs);
+          return;
+        }
+        const prefixes = indexes.map((i) => channelPrefix(s.namespace, batches[i]!.channel));
+        const w = new PackWriter(indexes.reduce((sum, i) => sum + batches[i]!.outcomes.length, 0) * 64);
+        indexes.forEach((i, c) => packRecordPart(w, prefixes[c]!, batches[i]!.outcomes, now, s));
+        const reply = (await this.redis.runScript(this.script, prefixes, [...channelScriptArgs('record-many', now, s), w.finish()], timeoutMs)) as string[];
+        indexes.forEach((i, c) => (results[i] = codesOf(reply[c])));
+      }),
+    );
+    if (this.replay) for (const b of batches) this.replay.remember(b.channel, b.outcomes, now);
+    return results;
+  }
+
   private async writeBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
-    // Outcomes share few distinct series lists: the batch sends each list once, and each outcome
-    // refers to its list by number (ops.lua has the batch's layout).
-    const groupOf = new Map<string, number>();
-    const lists: string[][] = [];
-    const groups = outcomes.map((o) => {
-      const listKey = o.series.join('\t');
-      let group = groupOf.get(listKey);
-      if (group === undefined) {
-        group = lists.push(o.series);
-        groupOf.set(listKey, group);
-      }
-      return group;
-    });
     const w = new PackWriter(outcomes.length * 64);
-    w.int(lists.length);
-    for (const list of lists) {
-      w.int(list.length);
-      for (const series of list) w.str(series);
-    }
-    // Only `buckets` takes the client's counts (CLIENT_COUNTS in its count-buckets.lua); the sorted-set
-    // strategies count member by member in the script.
-    const counted = this.settings.strategy === 'buckets' ? [...countAsNew(outcomes, groups, now, this.settings)] : [];
-    w.int(counted.length);
-    for (const c of counted) w.int(c.group).int(c.sec).int(c.successes).int(c.failures).bytes(Buffer.from(c.records)); // recordBatch.clientCountValues
-    // recordBatch.outcomeValues, in order: the ledger state is the request's if it is new, as text
-    // that Lua uses as sent (a number costs Redis more: it writes it out as text for every command).
-    const prefix = channelPrefix(this.settings.namespace, channel);
-    outcomes.forEach((o, i) => {
-      const shard = o.hash % this.settings.ledgerShards;
-      const state = ledgerState.encode(o.at, o.status === StatusCode.Pending, o.status);
-      w.str(o.requestId).str(o.code).int(o.status).decimal(state).int(shard).str(ledgerKey(prefix, shard)).int(groups[i]);
-    });
-    const reply = await this.call(channel, 'record', now, [w.finish()], timeoutMs);
-    return Array.from(String(reply), (c) => Number(c) as RecordCode);
+    packRecordPart(w, channelPrefix(this.settings.namespace, channel), outcomes, now, this.settings);
+    return codesOf(await this.call(channel, 'record', now, [w.finish()], timeoutMs));
+  }
+
+  private slotOf(channel: string): number {
+    return this.redis.isCluster ? clusterSlot(channelPrefix(this.settings.namespace, channel)) : 0;
   }
 
   async readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]> {
@@ -151,7 +157,7 @@ export class RedisStatsStore implements StatsStore {
   private callGroups(reads: ChannelSeries[]): number[][] {
     const bySlot = new Map<number, number[]>();
     reads.forEach((read, i) => {
-      const slot = this.redis.isCluster ? clusterSlot(channelPrefix(this.settings.namespace, read.channel)) : 0;
+      const slot = this.slotOf(read.channel);
       const group = bySlot.get(slot);
       if (group) group.push(i);
       else bySlot.set(slot, [i]);

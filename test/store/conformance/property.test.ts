@@ -1,12 +1,12 @@
 // Random outcome streams — duplicates, upgrades, pendings that time out, out-of-order and stale
-// items, ids reused past the dedup horizon — fed to every engine and to the reference model; every
-// window, last-N, failures and minutes answer must match.
+// items, ids reused past the dedup horizon, channels of very different volumes in one batch — fed to
+// every engine and to the reference model; every window, last-N, failures and minutes answer must match.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { verdictOf } from '../../../src/stats/recordResults.js';
 import type { Outcome, RecordResult } from '../../../src/types.js';
 import { ReferenceModel, type ModelResult } from '../../support/referenceModel.js';
-import { statsEngines } from '../../support/statsEngines.js';
+import { statsEngines, type EngineCase } from '../../support/statsEngines.js';
 
 // 20m: every such window holds a whole 10-minute block, which the Redis engine reads from its own totals.
 const windows = { '1m': 60, '5m': 300, '20m': 1200 };
@@ -42,7 +42,10 @@ const step = fc.oneof(
 // A request's dims never change between its outcomes (the engines take each outcome's dims as the request's).
 const methodOf = (idx: number) => (idx % 3 === 0 ? undefined : idx % 2 ? 'card' : 'wallet');
 
-function toOutcome(i: { channel: string; idx: number; status: string; offsetMs: number; code?: string }, now: number): Outcome {
+type Item = { channel: string; idx: number; status: string; offsetMs: number; code?: string };
+type Step = { kind: 'record'; items: Item[] } | { kind: 'advance'; ms: number } | { kind: 'read' };
+
+function toOutcome(i: Item, now: number): Outcome {
   const method = methodOf(i.idx);
   return {
     channel: i.channel,
@@ -56,50 +59,79 @@ function toOutcome(i: { channel: string; idx: number; status: string; offsetMs: 
 
 const resultName = (r: RecordResult) => verdictOf(r) as ModelResult | 'buffered' | 'dropped';
 
+/** Plays the steps on the engine and on the reference model; every read of `channels` must agree. */
+async function checkAgainstModel(engine: EngineCase, steps: Step[], channels: string[], lastNs: number[]): Promise<void> {
+  const { pulse, clock } = await engine.make(options);
+  const model = new ReferenceModel({ horizonMs, skewToleranceMs, pendingTimeoutMs: 120_000, dimensions: options.dimensions });
+  try {
+    for (const s of [...steps, { kind: 'read' as const }]) {
+      const now = clock.now();
+      if (s.kind === 'advance') clock.advance(s.ms);
+      else if (s.kind === 'record') {
+        const outcomes = s.items.map((i) => toOutcome(i, now));
+        // Separate record() calls in one tick: the recorder coalesces them into one batch.
+        const got = await Promise.all(outcomes.map((o) => pulse.record(o)));
+        expect(got.map(resultName)).toEqual(model.recordMany(outcomes, now));
+      } else {
+        for (const channel of channels) {
+          for (const dims of [undefined, { method: 'card' }]) {
+            const series = dims ? 'method=card' : '';
+            for (const [window, seconds] of Object.entries(windows)) {
+              const r = await pulse.rate(channel, { window, dims });
+              const want = model.windowCounts(channel, series, seconds, now);
+              expect({ channel, window, success: r.success, failure: r.failure, started: r.started, pending: r.pending })
+                .toEqual({ channel, window, ...want });
+            }
+            for (const n of lastNs) {
+              const r = await pulse.lastN(channel, { n, dims });
+              expect({ channel, n, success: r.success, failure: r.failure }).toEqual({ channel, n, ...model.lastN(channel, series, n, now) });
+            }
+            const minutes = await pulse.minutes(channel, { from: now - 25 * 60_000, to: now, dims });
+            expect(minutes).toEqual(model.minutes(channel, series, now - 25 * 60_000, now, now));
+          }
+          for (const limit of [3, 50]) {
+            const fromMs = (Math.floor(now / 1000) - 299) * 1000;
+            expect(await pulse.failures(channel, { window: '5m', limit })).toEqual(model.failures(channel, fromMs, now, limit));
+          }
+        }
+      }
+    }
+  } finally {
+    await pulse.close();
+  }
+}
+
+// Channels of very different volumes in the same batches: one hot channel with tens of outcomes a
+// batch, most of them new and many in one second, beside quiet channels with none or one or two.
+// Most of them in the last few seconds, so hot and quiet channels share seconds within a batch.
+const recentMs = fc.tuple(fc.integer({ min: -3, max: 1 }), fc.integer({ min: 0, max: 999 })).map(([s, ms]) => s * 1000 + ms);
+const mixedItem = fc.tuple(item, fc.option(recentMs, { freq: 3 })).map(([i, recent]) => (recent === null ? i : { ...i, offsetMs: recent }));
+const hotItem = mixedItem.map((i) => ({ ...i, channel: 'hot', idx: i.idx * 37 + (i.offsetMs & 0xff) }));
+const quietItem = mixedItem.map((i) => ({ ...i, channel: `q${i.idx % 3}` }));
+const mixedStep = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.array(hotItem, { minLength: 10, maxLength: 40 }), fc.array(quietItem, { minLength: 1, maxLength: 4 }))
+      .map(([hot, quiet]) => ({ kind: 'record' as const, items: [...hot, ...quiet] })),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 150_000 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('read' as const) }) },
+);
+
 describe.each(statsEngines())('reference model agreement: $name', (engine) => {
   it('matches the reference model on random streams', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 24 }), async (steps) => {
-        const { pulse, clock } = await engine.make(options);
-        const model = new ReferenceModel({ horizonMs, skewToleranceMs, pendingTimeoutMs: 120_000, dimensions: options.dimensions });
-        try {
-          for (const s of [...steps, { kind: 'read' as const }]) {
-            const now = clock.now();
-            if (s.kind === 'advance') clock.advance(s.ms);
-            else if (s.kind === 'record') {
-              const outcomes = s.items.map((i) => toOutcome(i, now));
-              // Separate record() calls in one tick: the recorder coalesces them into one batch.
-              const got = await Promise.all(outcomes.map((o) => pulse.record(o)));
-              expect(got.map(resultName)).toEqual(model.recordMany(outcomes, now));
-            } else {
-              for (const channel of ['a', 'b']) {
-                for (const dims of [undefined, { method: 'card' }]) {
-                  const series = dims ? 'method=card' : '';
-                  for (const [window, seconds] of Object.entries(windows)) {
-                    const r = await pulse.rate(channel, { window, dims });
-                    const want = model.windowCounts(channel, series, seconds, now);
-                    expect({ window, success: r.success, failure: r.failure, started: r.started, pending: r.pending })
-                      .toEqual({ window, ...want });
-                  }
-                  for (const n of [1, 2, 4, 7, 50]) {
-                    const r = await pulse.lastN(channel, { n, dims });
-                    expect({ n, success: r.success, failure: r.failure }).toEqual({ n, ...model.lastN(channel, series, n, now) });
-                  }
-                  const minutes = await pulse.minutes(channel, { from: now - 25 * 60_000, to: now, dims });
-                  expect(minutes).toEqual(model.minutes(channel, series, now - 25 * 60_000, now, now));
-                }
-                for (const limit of [3, 50]) {
-                  const fromMs = (Math.floor(now / 1000) - 299) * 1000;
-                  expect(await pulse.failures(channel, { window: '5m', limit })).toEqual(model.failures(channel, fromMs, now, limit));
-                }
-              }
-            }
-          }
-        } finally {
-          await pulse.close();
-        }
-      }),
+      fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 24 }), (steps) => checkAgainstModel(engine, steps, ['a', 'b'], [1, 2, 4, 7, 50])),
       { numRuns: engine.name === 'memory' ? 500 : 60 },
+    );
+  }, 180_000);
+
+  it('matches the reference model when channels have very different volumes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(mixedStep, { minLength: 3, maxLength: 10 }), (steps) =>
+        checkAgainstModel(engine, steps, ['hot', 'q0', 'q1', 'q2'], [1, 5, 30])),
+      { numRuns: engine.name === 'memory' ? 100 : 20 },
     );
   }, 180_000);
 });

@@ -16,5 +16,7 @@ local function flushWrites()
   flushTallies()
   flushAppends()
 end
+--@include record.lua
+--@include record-many.lua
 --@include windows-delta.lua
 --@include ops.lua

@@ -17,4 +17,5 @@ local function flushWrites()
   flushFailures()
   flushLastN()
 end
+--@include record.lua
 --@include ops.lua

@@ -18,7 +18,9 @@ end
 local function flushAppends()
   for _, key in ipairs(appendKeys) do
     local parts = appends[key]
-    redis.call('APPEND', key, table.concat(parts))
-    keepFor(key, secondTtlSec(parts.sec))
+    local text = table.concat(parts)
+    -- The TTL is set by the append that creates the key: it ends when the second leaves the horizon,
+    -- the same instant for every later append.
+    if redis.call('APPEND', key, text) == #text then keepFor(key, secondTtlSec(parts.sec)) end
   end
 end

@@ -6,7 +6,7 @@
 -- Reading walks back from now over the seconds whose failure counters (tally.lua, the channel's
 -- series '') are not zero, so a quiet hour costs a few counter reads, not a read per second.
 -- All failures within the horizon are kept (≈ 50 B each); `failuresMax` bounds the sorted sets only.
--- provides: noteFailure, unnoteFailure, readFailures
+-- provides: noteFailure, unnoteFailure, readFailures, startFailureLogChannel
 -- requires: prefix, int, idiv, queueAppend, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals,
 --           FAILURES, minuteSeconds
 local function failLogKey(sec)
@@ -15,6 +15,11 @@ end
 
 -- A call's failures mostly share their second: its key is built once, not per failure.
 local logSec, logKey
+
+-- Forgets the cached key when the call moves to another channel.
+local function startFailureLogChannel()
+  logSec, logKey = nil, nil
+end
 local function logFailure(at, record)
   local sec = idiv(at, 1000)
   if sec ~= logSec then logSec, logKey = sec, failLogKey(sec) end

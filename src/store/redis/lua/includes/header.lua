@@ -3,10 +3,10 @@
 -- ARGV (channelScriptArgv in layouts.ts):
 --   [1] op: 'record' | 'windows' | 'windows-many' | 'lastn' | 'failures' | 'minutes'
 --   [2] now (epoch ms)            [3] pendingTimeoutMs   [4] horizonMs (dedup)   [5] retentionMs (counts)
---   [6] lastNMax                  [7] failuresMax        [8] ledgerShards (the client picks the shard: unread here)
+--   [6] lastNMax                  [7] failuresMax        [8] ledgerShards (the client picks the shard)
 --   [9] zsetShards
 --   [10] skewToleranceMs          [11…] the op's own arguments
--- provides: prefix, op, now, pendingTimeout, horizon, lastNMax, failuresMax, zsetShards, skew, OP_ARGS,
+-- provides: prefix, op, now, pendingTimeout, horizon, lastNMax, failuresMax, ledgerShards, zsetShards, skew, OP_ARGS,
 --           PENDING, FAILURE, SUCCESS, ACCEPTED, DUPLICATE, CORRECTED, forgetBefore, keepFrom,
 --           retentionTtlSec, idiv, int, split, secondTtlSec, keepFor
 -- requires: (nothing)
@@ -18,6 +18,7 @@ local horizon = tonumber(ARGV[4])
 local retention = tonumber(ARGV[5])
 local lastNMax = tonumber(ARGV[6])
 local failuresMax = tonumber(ARGV[7])
+local ledgerShards = tonumber(ARGV[8])
 local zsetShards = tonumber(ARGV[9])
 local skew = tonumber(ARGV[10])
 local OP_ARGS = 11

@@ -15,17 +15,30 @@
 -- A shard not written in the previous period needs no cleaning: its last write came a whole period
 -- before this one began, so every entry's `at` (at most that write's `now` + skew) is before
 -- `forgetBefore`; and its TTL ended a minute into this period, so it is gone, or nearly.
--- provides: CLAIM_SAVES_STATE, writeIfNew, claim, lookup, saveState, forget, markStarted
--- requires: horizon, skew, now, prefix, int, idiv, forgetBefore, chunked
+-- provides: CLAIM_SAVES_STATE, ledgerBitmapKeys, startLedgerChannel, writeIfNew, claim, lookup, saveState, forget, markStarted
+-- requires: horizon, skew, now, prefix, int, idiv, forgetBefore, chunked, ledgerShards
 local periodLength = horizon + skew
 local periodNow = math.floor(now / periodLength)
 local ledgerTtlSec = math.ceil(((periodNow + 2) * periodLength - now) / 1000) + 60
 local CLAIM_SAVES_STATE = true -- writeIfNew has written a new request's state before claim()
 
-local writtenKey = prefix .. 'lm:' .. int(periodNow)
-local previousKey = prefix .. 'lm:' .. int(periodNow - 1)
-local writtenBits, previousBits -- the bitmaps, read when first needed in the call
-local writtenNow = {} -- shards this call wrote first in the period
+local writtenKey, previousKey -- the channel's bitmaps of this period and the previous one
+local writtenBits, previousBits -- their contents, read when first needed in the call
+local writtenNow -- shards this call wrote first in the period
+
+-- A channel's bitmap keys: this period's, and the previous one's (the same suffixes for every channel).
+local periodSuffix, previousSuffix = 'lm:' .. int(periodNow), 'lm:' .. int(periodNow - 1)
+local function ledgerBitmapKeys(channelPrefix)
+  return channelPrefix .. periodSuffix, channelPrefix .. previousSuffix
+end
+
+-- Points the ledger at `prefix`'s channel: a call that records several channels starts each with this,
+-- and passes the bitmaps it read for all of them at once ('' for a missing one; nil: read when needed).
+local function startLedgerChannel(written, previous)
+  writtenKey, previousKey = ledgerBitmapKeys(prefix)
+  writtenBits, previousBits, writtenNow = written, previous, {}
+end
+startLedgerChannel()
 
 -- SETBIT numbers bits from the high end of each byte.
 local BIT_MASKS = { [0] = 128, 64, 32, 16, 8, 4, 2, 1 }
@@ -64,12 +77,17 @@ local function cleanShard(shard, key)
   end
 end
 
--- After the period's first write (the key exists now): its TTL, and its bit.
+-- After the period's first write (the key exists now): its TTL, and its bit. A period's bitmap is
+-- created whole, with its TTL: grown by SETBIT, Redis doubles a string's allocation as it grows, and
+-- the bitmap took ≈ 4 KB a channel instead of ledgerShards / 8 bytes.
 local function keepShard(shard, key)
   redis.call('EXPIRE', key, ledgerTtlSec)
-  if redis.call('SETBIT', writtenKey, shard, 1) == 0 and writtenBits == '' then
-    redis.call('EXPIRE', writtenKey, ledgerTtlSec)
+  if writtenBits == '' then
+    -- What the call read stays what it read: no shard was written before it (writtenNow has its own).
+    writtenBits = string.rep('\0', math.ceil(ledgerShards / 8))
+    redis.call('SET', writtenKey, writtenBits, 'EX', ledgerTtlSec)
   end
+  redis.call('SETBIT', writtenKey, shard, 1)
 end
 
 -- One write (HSETNX or HSET) of a request's state, the shard's first of the period between its

@@ -1,7 +1,8 @@
 -- The operations of a channel script; each call first turns due pendings into timeouts.
 --   record   ARGV[11] = the batch, one MessagePack array (statsStore.ts): G series groups, each
 --            `count, series…`; C client counts (CLIENT_COUNTS strategies, else 0), each `group,
---            second, successes, failures, records` (count-buckets.lua); then 7 values per outcome:
+--            second, successes, failures, records` (count-buckets.lua); N, then 7 values per outcome
+--            (record.lua reads them):
 --            requestId; code ('' if none); status (1 pending 2 failure 3 success); newState =
 --            at·8 + started·4 + status as text, the request's ledger state if it is new; its ledger
 --            shard hash(id) % ledgerShards, and that shard's key (keys/stats.ts); its series group
@@ -20,48 +21,14 @@
 --   minutes  ARGV[11] = series, ARGV[12] = first minute, ARGV[13] = last minute (epoch minutes).
 --            Returns success, failure, started for each minute.
 -- provides: (nothing)
--- requires: sweepTimeouts, op, OP_ARGS, addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE,
---           noteFailure, idiv, ACCEPTED, apply, flushWrites, now, readTerminal, sumTally, PENDING_TALLY,
+-- requires: sweepTimeouts, op, OP_ARGS, recordSection, flushWrites, now, readTerminal, sumTally, PENDING_TALLY,
 --           STARTED, OPEN_PENDING, readLastN, readFailures, readMinuteTerminal, minuteTally, prefix, int
 sweepTimeouts()
 
 if op == 'record' then
-  -- Values per client count and per outcome: recordBatch in layouts.ts.
-  local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 7
-  local batch = cmsgpack.unpack(ARGV[OP_ARGS])
-  local groups, i = {}, 2
-  for g = 1, batch[1] do
-    local count, list = batch[i], {}
-    for j = 1, count do list[j] = batch[i + j] end
-    groups[g] = list
-    i = i + count + 1
-  end
-  for _ = 1, batch[i] do
-    addClientCounts(groups[batch[i + 1]], batch[i + 2], batch[i + 3], batch[i + 4], batch[i + 5])
-    i = i + CLIENT_COUNT_VALUES
-  end
-  -- One table reused for every outcome: allocating one per outcome costs more than its fields.
-  local codes, o, n = {}, {}, 0
-  for k = i + 1, #batch, OUTCOME_VALUES do
-    local id, code, status, newState = batch[k], batch[k + 1], batch[k + 2], batch[k + 3]
-    local shard, ledgerKey = batch[k + 4], batch[k + 5]
-    local written = writeIfNew(shard, ledgerKey, id, newState)
-    n = n + 1
-    if written == 1 and CLIENT_COUNTS and status ~= PENDING then
-      -- Most outcomes: a request never seen, ending now, and counted by the client already. What
-      -- apply() would do, without building the outcome or making its calls: ≈ 0.25 µs of Redis
-      -- CPU less per outcome (docs/benchmarks.md).
-      if status == FAILURE then noteFailure(id, code, idiv(tonumber(newState), 8)) end
-      codes[n] = ACCEPTED
-    else
-      o.id, o.code, o.newState, o.status, o.at = id, code, newState, status, idiv(tonumber(newState), 8)
-      o.shard, o.ledgerKey, o.series = shard, ledgerKey, groups[batch[k + 6]]
-      o.countedByClient = CLIENT_COUNTS and status ~= PENDING
-      codes[n] = apply(o, written)
-    end
-  end
+  local codes = recordSection(cmsgpack.unpack(ARGV[OP_ARGS]), 1)
   flushWrites()
-  return table.concat(codes)
+  return codes
 end
 
 flushWrites()

@@ -8,12 +8,26 @@
 -- `o.countedByClient`: the client has counted this terminal outcome already, as if it were new
 -- (strategies with CLIENT_COUNTS, see count-buckets.lua). Every path that accepts the outcome keeps that
 -- count; the duplicate path takes it back.
--- provides: apply, sweepTimeouts
+-- provides: apply, sweepTimeouts, startPendingChannel, anyPendingIn
 -- requires: prefix, saveState, countTerminal, FAILURE, noteFailure, DUPLICATE, unnoteFailure, PENDING, tally,
 --           PENDING_TALLY, STARTED, OPEN_PENDING, int, pendingTimeout, keepFor, retentionTtlSec, claim,
 --           CLAIM_SAVES_STATE, ACCEPTED, markStarted, SUCCESS, CORRECTED, now, split, lookup, forget
-local pendKey = prefix .. 'pend'      -- zset: request id → deadline (pending at + pendingTimeout)
-local pendInfoKey = prefix .. 'pinfo' -- hash: request id → ledger shard \t its key \t series…, for the timeout sweep
+local pendKey      -- zset: request id → deadline (pending at + pendingTimeout)
+local pendInfoKey  -- hash: request id → ledger shard \t its key \t series…, for the timeout sweep
+
+-- Points the pending state at `prefix`'s channel (a call that records several channels starts each with this).
+local function startPendingChannel()
+  pendKey, pendInfoKey = prefix .. 'pend', prefix .. 'pinfo'
+end
+startPendingChannel()
+
+-- Whether any of the channels (their prefixes) has a pending request: one EXISTS, where a sweep per
+-- channel would read each channel's set.
+local function anyPendingIn(prefixes)
+  local keys = {}
+  for c = 1, #prefixes do keys[c] = prefixes[c] .. 'pend' end
+  return redis.call('EXISTS', unpack(keys)) > 0
+end
 
 -- `stateSaved`: the strategy's claim() has already written the request's state.
 local function addTerminal(o, status, at, code, started, stateSaved)

@@ -11,7 +11,7 @@
 -- of settled seconds (windows-delta.lua) must read whole again.
 -- provides: TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, tallySecond,
 --           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally, REV_KEY,
---           secondFields, PENDING_MARK
+--           secondFields, PENDING_MARK, resetTallyCursor
 -- requires: prefix, int, keepFrom, idiv, keepFor, retentionTtlSec, now
 local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
 local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
@@ -67,6 +67,11 @@ local function tallySecond(kind, series, sec, field, delta)
   local f = secondFields[field][lastOffset]
   fields[f] = (fields[f] or 0) + delta
   fields[field] = (fields[field] or 0) + delta
+end
+
+-- The cursor above knows no channel: a call that records several channels resets it between them.
+local function resetTallyCursor()
+  lastSec = nil
 end
 
 local function tally(kind, series, atMs, field, delta)

@@ -1,0 +1,75 @@
+// How record batches travel to the `buckets`/`zset`/`zset-sharded` scripts: each channel's outcomes as
+// one part of a MessagePack array (the layout record.lua reads), and several channels' parts in one
+// `record-many` call where their keys share a slot. At low volume per channel a batch of 500 outcomes
+// brings each channel one or two, and a script call per channel cost more Redis CPU than the outcomes
+// (docs/benchmarks.md, the volume sweep).
+import { ledgerKey } from '../keys/stats.js';
+import { StatusCode, type EngineSettings, type StoredOutcome } from '../ports/stats.js';
+import { countAsNew } from './clientCounts.js';
+import { ledgerState } from './layouts.js';
+import type { PackWriter } from './msgpack.js';
+
+/**
+ * Limits of one `record-many` call. Lua's unpack() of the keys stops near 8,000 values. Redis runs
+ * nothing else while a call runs: 5,000 outcomes is the recorder's largest batch, which one channel's
+ * call could already carry. (1,000 a call measured no better: Redis CPU the same within the noise, ingest
+ * lower in two alternating runs of the classic traffic.)
+ */
+export const recordManyLimits = { channels: 500, outcomes: 5_000 };
+
+/** One channel's part of a record batch, in the order record.lua reads it. */
+export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOutcome[], now: number, settings: EngineSettings): void {
+  // Outcomes share few distinct series lists: the part sends each list once, and each outcome
+  // refers to its list by number.
+  const groupOf = new Map<string, number>();
+  const lists: string[][] = [];
+  const groups = outcomes.map((o) => {
+    const listKey = o.series.join('\t');
+    let group = groupOf.get(listKey);
+    if (group === undefined) {
+      group = lists.push(o.series);
+      groupOf.set(listKey, group);
+    }
+    return group;
+  });
+  w.int(lists.length);
+  for (const list of lists) {
+    w.int(list.length);
+    for (const series of list) w.str(series);
+  }
+  // Only `buckets` takes the client's counts (CLIENT_COUNTS in its count-buckets.lua); the sorted-set
+  // strategies count member by member in the script.
+  const counted = settings.strategy === 'buckets' ? [...countAsNew(outcomes, groups, now, settings)] : [];
+  w.int(counted.length);
+  for (const c of counted) w.int(c.group).int(c.sec).int(c.successes).int(c.failures).bytes(Buffer.from(c.records)); // recordBatch.clientCountValues
+  // recordBatch.outcomeValues, in order: the ledger state is the request's if it is new, as text
+  // that Lua uses as sent (a number costs Redis more: it writes it out as text for every command).
+  w.int(outcomes.length);
+  outcomes.forEach((o, i) => {
+    const shard = o.hash % settings.ledgerShards;
+    const state = ledgerState.encode(o.at, o.status === StatusCode.Pending, o.status);
+    w.str(o.requestId).str(o.code).int(o.status).decimal(state).int(shard).str(ledgerKey(prefix, shard)).int(groups[i]);
+  });
+}
+
+/**
+ * Indexes of `sizes` (outcomes per channel) per call: channels of one slot together, in order, each
+ * call within `recordManyLimits` (a channel bigger than the outcome limit goes alone).
+ */
+export function recordCallGroups(sizes: number[], slotOf: (index: number) => number): number[][] {
+  const open = new Map<number, { indexes: number[]; outcomes: number }>();
+  const calls: number[][] = [];
+  sizes.forEach((size, i) => {
+    const slot = slotOf(i);
+    let call = open.get(slot);
+    if (call && (call.indexes.length >= recordManyLimits.channels || call.outcomes + size > recordManyLimits.outcomes)) call = undefined;
+    if (!call) {
+      call = { indexes: [], outcomes: 0 };
+      open.set(slot, call);
+      calls.push(call.indexes);
+    }
+    call.indexes.push(i);
+    call.outcomes += size;
+  });
+  return calls;
+}
