@@ -63,6 +63,8 @@ describe('paypulse rules with promtool', () => {
     const tests = {
       rule_files: ['rules.yml'],
       evaluation_interval: '5s',
+      // promtool evaluates groups in no set order unless told: alerts reading this step's recordings, not the last.
+      group_eval_order: ['paypulse-recording', 'paypulse-alerts'],
       tests: [{
         interval: '5s',
         input_series: input,
