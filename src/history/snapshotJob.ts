@@ -54,10 +54,9 @@ export interface SnapshotJob {
 // is one task: 1.3 s at 10,000 channels on the first run's two hours (docs/benchmarks.md, Scale).
 const channelsPerTurn = 200;
 
-/** Every channel's minutes in [from, now] that `wanted` keeps, filtered as read so the rest is never held. */
-async function readMinutes(pulse: SnapshotJobOptions['pulse'], from: number, now: number, wanted: (row: MinuteSnapshot) => boolean): Promise<MinuteSnapshot[]> {
+/** The channels' minutes in [from, now] that `wanted` keeps, filtered as read so the rest is never held. */
+async function readMinutes(pulse: SnapshotJobOptions['pulse'], channels: string[], from: number, now: number, wanted: (row: MinuteSnapshot) => boolean): Promise<MinuteSnapshot[]> {
   const rows: MinuteSnapshot[] = [];
-  const channels = await pulse.channels();
   for (let i = 0; i < channels.length; i++) {
     if (i > 0 && i % channelsPerTurn === 0) await setImmediate();
     const channel = channels[i]!;
@@ -147,8 +146,9 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
     const now = clock.now();
     const currentMinute = Math.floor(now / minuteMs) * minuteMs;
     const from = currentMinute - (stats.lastSuccessAt === null ? backfillMs : lookbackMs);
-    await copied.learn(history, await pulse.channels(), from, now);
-    const rows = await readMinutes(pulse, from, now, (row) => copied.changed(row));
+    const channels = await pulse.channels();
+    await copied.learn(history, channels, from, now);
+    const rows = await readMinutes(pulse, channels, from, now, (row) => copied.changed(row));
     // Read after the minutes: a store emptied before or during those reads answers with an epoch newer than them.
     const epoch = await pulse.storeEpoch();
     if (epochId !== undefined && epoch.id !== epochId) {

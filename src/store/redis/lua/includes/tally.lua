@@ -27,8 +27,14 @@ local lateBefore = idiv(now, 1000) - LATE_SECONDS
 -- Per channel prefix, since one call may write several channels.
 local pendingWritten, lateWritten = {}, {}
 
+-- Every tally key is `<prefix><kind>:<series>:<minute or block>`: a read builds the part before the number
+-- once per series (sumTally), a write the whole key (bucketKey).
+local function seriesKeyBase(kind, series)
+  return prefix .. kind .. ':' .. series .. ':'
+end
+
 local function bucketKey(kind, series, minute)
-  return prefix .. kind .. ':' .. series .. ':' .. int(minute)
+  return seriesKeyBase(kind, series) .. int(minute)
 end
 
 local blockKinds = { [TERMINAL_TALLY] = TERMINAL_TALLY .. BLOCK_MINUTES, [PENDING_TALLY] = PENDING_TALLY .. BLOCK_MINUTES }
@@ -225,8 +231,7 @@ end
 local function sumTally(kind, series, fromSec, toSec, fieldA, fieldB)
   if kind == PENDING_TALLY and not hasPendingCounts() then return 0, 0 end
   local plan = planOf(fromSec, toSec)
-  local minuteBase = prefix .. kind .. ':' .. series .. ':'
-  local blockBase = prefix .. blockKinds[kind] .. ':' .. series .. ':'
+  local minuteBase, blockBase = seriesKeyBase(kind, series), seriesKeyBase(blockKinds[kind], series)
   local whole, partial, unread = {}, {}, {}
   local function note(key)
     if not totalsRead[key] and not secondsRead[key] then unread[#unread + 1] = key end

@@ -87,7 +87,7 @@ if op == 'windows-delta' then
             if pending then p, o = sumSeconds(PENDING_TALLY, series, STARTED, OPEN_PENDING, fromSec, leftTo) end
           elseif not carries then
             s, f = sumTally(TERMINAL_TALLY, series, toSec - length + 1, settledTo, SUCCESSES, FAILURES)
-            p, o = sumTally(PENDING_TALLY, series, toSec - length + 1, settledTo, STARTED, OPEN_PENDING)
+            if pending then p, o = sumTally(PENDING_TALLY, series, toSec - length + 1, settledTo, STARTED, OPEN_PENDING) end
           end
           reply[#reply + 1], reply[#reply + 2], reply[#reply + 3], reply[#reply + 4] = s, f, p, o
         end
