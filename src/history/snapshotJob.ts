@@ -119,15 +119,7 @@ export function startSnapshotJob(options: SnapshotJobOptions): SnapshotJob {
   const lookbackMs = (options.lookbackMinutes ?? 10) * minuteMs;
   const backfillMs = (options.backfillMinutes ?? 120) * minuteMs;
   const retentionMs = (options.retentionDays ?? 90) * 24 * 3600_000;
-  const stats: SnapshotJobStats = {
-    runs: 0,
-    rowsWritten: 0,
-    rowsPruned: 0,
-    errors: 0,
-    minutesKept: 0,
-    storeRestarts: 0,
-    lastSuccessAt: null,
-  };
+  const stats: SnapshotJobStats = { runs: 0, rowsWritten: 0, rowsPruned: 0, errors: 0, minutesKept: 0, storeRestarts: 0, lastSuccessAt: null };
   let epochId: string | undefined;
   const copied = new CopiedCounts();
   let chain: Promise<unknown> = Promise.resolve();
