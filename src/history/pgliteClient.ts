@@ -1,5 +1,6 @@
 // SqlClient over embedded PostgreSQL (PGlite): the default when no DATABASE_URL is given.
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { ensureCluster, scratchFolder } from './pgliteCluster.js';
 import type { SqlClient } from './sqlClient.js';
 
 type Db = PGlite | Transaction;
@@ -27,8 +28,19 @@ function wrap(db: Db, close: () => Promise<void>): SqlClient {
 // process ≈ 100–125 MB less RSS, idle and after 200,000 rows (docs/benchmarks.md, Scale).
 const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'wal_buffers=1MB'];
 
-/** `dataDir` keeps the database in that folder across restarts; without it the database lives in memory. */
+/** `dataDir` keeps the database in that folder across restarts; without it the database lasts as long as the client. */
 export async function openPglite(dataDir?: string): Promise<SqlClient> {
-  const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), startParams });
-  return wrap(db, () => db.close());
+  const scratch = dataDir ? undefined : await scratchFolder();
+  try {
+    const dir = dataDir ?? scratch!.dir;
+    await ensureCluster(dir, startParams);
+    const db = await PGlite.create({ dataDir: dir, startParams });
+    return wrap(db, async () => {
+      await db.close();
+      await scratch?.remove();
+    });
+  } catch (err) {
+    await scratch?.remove();
+    throw err;
+  }
 }

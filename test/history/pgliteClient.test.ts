@@ -1,13 +1,16 @@
-// The embedded database runs with small shared buffers: its pages are in the process already, and the
-// default 128 MB doubled them in the service's memory.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The embedded database runs with small shared buffers (its pages are in the file cache already, and the
+// default 128 MB doubled them in the service's memory), from a folder: the caller's, or a scratch one of its own
+// that closing removes.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPglite } from '../../src/history/pgliteClient.js';
 
+const scratchFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('paypulse-history-'));
+
 describe('embedded PGlite', () => {
-  it.each([['in memory', false], ['in a data folder', true]])('opens %s with 16 MB of shared buffers', async (_, inFolder) => {
+  it.each([['without a data folder', false], ['in a data folder', true]])('opens %s with 16 MB of shared buffers', async (_, inFolder) => {
     const dir = inFolder ? mkdtempSync(join(tmpdir(), 'pp-pglite-')) : undefined;
     const db = await openPglite(dir);
     try {
@@ -18,5 +21,16 @@ describe('embedded PGlite', () => {
       await db.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it('gives each database without a data folder its own scratch folder, removed when it closes', async () => {
+    const before = scratchFolders();
+    const [a, b] = [await openPglite(), await openPglite()];
+    await a.exec('CREATE TABLE only_in_a (n int)');
+    expect(await b.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'only_in_a'")).toEqual([{ n: 0 }]);
+    expect(scratchFolders().filter((name) => !before.includes(name))).toHaveLength(2);
+    await a.close();
+    await b.close();
+    expect(scratchFolders().filter((name) => !before.includes(name))).toEqual([]);
   }, 60_000);
 });
