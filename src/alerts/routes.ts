@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
 import { ValidationError } from '../errors.js';
+import { parseTime } from '../parseTime.js';
 import type { AlertHistory } from './history.js';
 import { maxHistoryRows } from './history.js';
 import type { Alerts } from './index.js';
@@ -30,13 +31,6 @@ export interface AlertRoutesOptions {
   clock: Clock;
   /** Schemas shared by the service (`channelParamsSchema`, `errorResponses`), passed in to keep one source. */
   schemas: { channelParams: object; errorResponses: Record<string, unknown> };
-}
-
-function parseTime(value: unknown, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : Date.parse(String(value));
-  if (!Number.isFinite(ms)) throw new ValidationError([{ index: 0, field, reason: 'must be epoch milliseconds or an ISO 8601 date' }]);
-  return ms;
 }
 
 export function registerAlertRoutes(app: FastifyInstance, { alerts, history, clock, schemas }: AlertRoutesOptions): void {
@@ -75,13 +69,13 @@ export function registerAlertRoutes(app: FastifyInstance, { alerts, history, clo
       schema: {
         summary: "Mute a channel's alerts until a time: they show, they do not notify",
         params: schemas.channelParams,
-        body: { type: 'object', additionalProperties: false, required: ['until'], properties: { until: { type: ['string', 'integer'] } } },
+        body: { type: 'object', additionalProperties: false, required: ['until'], properties: { until: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } },
         response: { 200: openObject, ...schemas.errorResponses },
       },
     },
     async (request) => {
       const { channel } = request.params as { channel: string };
-      const until = parseTime((request.body as { until: unknown }).until, 'body.until')!;
+      const until = parseTime((request.body as { until: string | number }).until, 'body.until')!;
       const now = clock.now();
       if (until > now + maxMuteMs) throw new ValidationError([{ index: 0, field: 'body.until', reason: 'may be at most 7 days ahead' }]);
       await alerts.mute(channel, until);

@@ -98,4 +98,10 @@ describe('alert routes', () => {
     expect(garbage.statusCode).toBe(400);
     expect((await app.inject({ method: 'PUT', url: '/v1/channels/bank-x/mute', payload: {} })).statusCode).toBe(400);
   });
+
+  it.each(['1e17', '99999999999999999999', '-5'])('GET /v1/alerts/history?from=%s is a 400 naming the field, as history reads are', async (from) => {
+    const res = await app.inject({ method: 'GET', url: `/v1/alerts/history?from=${from}` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details[0]).toMatchObject({ field: 'querystring.from' });
+  });
 });
