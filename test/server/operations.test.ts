@@ -195,7 +195,13 @@ describe('when Redis goes away', () => {
       expect(down.json().checks.store.ok).toBe(false);
       expect(down.json().checks.history.ok).toBe(true);
 
-      const metrics = await t.app.inject({ url: '/metrics' });
+      // The rates come from the health snapshot: one taken within its interval before Redis died is still
+      // current, and the next one fails.
+      let metrics = await t.app.inject({ url: '/metrics' });
+      for (let i = 0; i < 50 && !metrics.body.includes('paypulse_rates_readable 0'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        metrics = await t.app.inject({ url: '/metrics' });
+      }
       expect(metrics.statusCode).toBe(200);
       expect(metrics.body).toContain('paypulse_store_up{store="redis",strategy="buckets"} 0');
       expect(metrics.body).toContain('paypulse_store_buffered_outcomes 1');
