@@ -1,5 +1,6 @@
 // The Redis request ledger keeps itself small: a shard drops its forgotten requests the first time it
-// is written in a later period, keeps the ones still within the horizon, and always carries a TTL.
+// is written in a later period, keeps the ones still within the horizon, and always carries a TTL; each
+// period's bitmap of written shards is made whole once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { createPulse } from '../../../src/pulse.js';
@@ -76,5 +77,28 @@ describe('the Redis request ledger', () => {
     expect(await record(second)).toMatchObject({ accepted: 1 });
     expect(await pulse.rate('c', { window: '5m' })).toMatchObject({ total: 2, success: 2 });
     await close();
+  });
+
+  it("marks each period's written shards in one bitmap, created whole with its TTL, kept across calls", async () => {
+    const clock = new ManualClock(start);
+    const namespace = 'ledger-bits';
+    const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'] });
+    const admin = await RedisConnection.connect({ url: redis.url });
+    const { ledgerShards } = resolveSettings({});
+    const bitmap = `${channelPrefix(namespace, 'c')}lm:${Math.floor(start / (16 * 60_000))}`;
+    const bit = async (requestId: string) => Number(await admin.command(bitmap, ['GETBIT', bitmap, String(hashId(requestId) % ledgerShards)]));
+    try {
+      // Several channels in one call, then a second call: the second must not start the bitmap again.
+      await pulse.recordMany(['c', 'd', 'e'].map((channel) => ({ channel, requestId: 'a', status: 'success' as const, at: clock.now() })));
+      await pulse.record({ channel: 'c', requestId: 'b', status: 'success', at: clock.now() });
+      expect([await bit('a'), await bit('b'), await bit('never')]).toEqual([1, 1, 0]);
+      expect(Number(await admin.command(bitmap, ['STRLEN', bitmap]))).toBe(ledgerShards / 8);
+      // Grown by SETBIT, Redis would have allocated about twice the string's length.
+      expect(Number(await admin.command(bitmap, ['MEMORY', 'USAGE', bitmap]))).toBeLessThan(1.5 * (ledgerShards / 8));
+      expect(Number(await admin.command(bitmap, ['TTL', bitmap]))).toBeGreaterThan(0);
+    } finally {
+      await admin.close();
+      await pulse.close();
+    }
   });
 });
