@@ -44,6 +44,8 @@ export interface BreakerHandle {
 
 /** Channels routed for but not (yet) in the snapshot keep their breakers read: bounded like the snapshot. */
 const maxRoutedChannels = 1000;
+/** Building 10,000 channels' breaker targets was one 10-30 ms task after each snapshot (docs/benchmarks.md, Scale). */
+const targetChannelsPerTurn = 1_000;
 
 export class Routing {
   readonly breakers: SharedBreakers;
@@ -157,7 +159,7 @@ export class Routing {
 
   private sync(): Promise<void> {
     // A sync still running when the next snapshot lands is joined, not doubled: one coordination read at a time.
-    this.syncing ??= Promise.all([this.breakers.sync(this.targets()), this.flushExperiment()]).then(() => undefined).finally(() => {
+    this.syncing ??= Promise.all([this.targets().then((targets) => this.breakers.sync(targets)), this.flushExperiment()]).then(() => undefined).finally(() => {
       this.syncing = null;
       this.breakers.forgetRetries();
     });
@@ -169,11 +171,13 @@ export class Routing {
     await this.experiment.flush().catch((err: Error) => this.d.logger?.warn({ err: err.message }, 'paypulse: experiment counts not flushed'));
   }
 
-  private targets(): BreakerTarget[] {
+  /** Every breaker the evidence covers, and the routed channels it does not; a turn of the event loop per slice. */
+  private async targets(): Promise<BreakerTarget[]> {
     const out: BreakerTarget[] = [];
     const none = { success: 0, failure: 0 };
     const covered = new Set<string>();
     for (const [channel, ev] of this.evidence?.channels ?? []) {
+      if (covered.size > 0 && covered.size % targetChannelsPerTurn === 0) await setImmediate();
       covered.add(channel);
       for (const [id, s] of ev.series) {
         if (id === '' || this.breakerSets.has(id.split(',').map((p) => p.split('=')[0]).join(','))) out.push({ channel, scope: id, window: s.breaker });

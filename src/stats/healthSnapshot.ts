@@ -150,8 +150,17 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
       if (recovered) logger?.info({}, 'paypulse: health snapshot readable again');
       status = { lastAsOf: now, failing: false, overrun: durationMs > intervalMs };
       if (recovered) for (const listener of failingListeners) listener(status);
-      for (const listener of listeners) listener(latest);
-      return latest;
+      // Past one chunk, each listener on a turn of its own: the stream's page, routing's first slice and the
+      // name limits' learning each take milliseconds at 10,000 channels, and together with the last chunk's
+      // read they were one task. A smaller snapshot is handed over at once, as it always was; either way the
+      // refresh resolves once every listener has run.
+      const snapshot = latest;
+      const spread = chunks.length > 1;
+      for (const listener of listeners) {
+        if (spread) await setImmediate();
+        listener(snapshot);
+      }
+      return snapshot;
     } catch (err) {
       // Logged once per outage, not once an interval.
       const started = !status.failing;

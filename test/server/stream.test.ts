@@ -45,6 +45,22 @@ describe('EventHub', () => {
     expect(seen).toEqual([1]);
     expect(hub.subscribers).toBe(0);
   });
+
+  it('reaches many subscribers a slice per turn, each with every event in order', async () => {
+    const hub = new EventHub();
+    const seen = Array.from({ length: 450 }, () => [] as number[]);
+    const offs = seen.map((ids) => hub.subscribe((e) => ids.push(e.id)));
+    hub.publish('rates', {});
+    hub.publish('rates', {});
+    // The first slice is written at once, the rest on later turns.
+    expect(seen[0]).toEqual([1]);
+    expect(seen[449]).toEqual([]);
+    offs[449]!();
+    for (let turn = 0; turn < 20; turn++) await new Promise((r) => setImmediate(r));
+    expect(seen.slice(0, 449).every((ids) => ids.join() === '1,2')).toBe(true);
+    // It unsubscribed before the fan-out reached it.
+    expect(seen[449]).toEqual([]);
+  });
 });
 
 describe.each(engines)('GET /v1/stream on $name', (engine) => {

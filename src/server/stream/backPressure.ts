@@ -32,7 +32,9 @@ export class BackPressuredWriter {
 
   /** For the hub's subscription: written now, or later from the replay buffer, or never (gap). */
   readonly send = (event: StreamEvent): void => {
-    if (this.closed || this.stalledSince !== null) return;
+    // The hub reaches subscribers a slice at a time: a client that caught up from the replay buffer meanwhile
+    // already has this event.
+    if (this.closed || this.stalledSince !== null || event.id <= this.lastSentId) return;
     if (this.fits(event.frame.length)) this.writeEvent(event);
     else this.stall();
   };
