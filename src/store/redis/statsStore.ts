@@ -9,7 +9,7 @@ import { channelScriptArgs } from './layouts.js';
 import { FailoverReplay } from './failoverReplay.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
-import { FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './windowsCarry.js';
+import { AHEAD_SECONDS, FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './windowsCarry.js';
 import { packRecordPart, recordCallGroups } from './recordCalls.js';
 import { loadScript, type LuaScript } from './scripts.js';
 
@@ -123,9 +123,9 @@ export class RedisStatsStore implements StatsStore {
       this.callGroups(reads).map(async (indexes) => {
         const keys = indexes.map((i) => channelPrefix(s.namespace, reads[i]!.channel));
         const starts = indexes.map((i) => carry?.start(reads[i]!.channel, reads[i]!.series, windowsSec, toSec));
-        const perChannel = indexes.flatMap((i, c) => [...(starts[c]?.args ?? []), reads[i]!.series.length, ...reads[i]!.series]);
+        const perChannel = indexes.flatMap((i, c) => starts[c]?.args ?? [reads[i]!.series.length, ...reads[i]!.series]);
         const op = carry ? 'windows-delta' : 'windows-many';
-        const windows = carry ? [windowsSec.length, ...windowsSec, FRESH_SECONDS, MAX_GAP_SECONDS] : [windowsSec.length, ...windowsSec];
+        const windows = carry ? [windowsSec.length, ...windowsSec, FRESH_SECONDS, MAX_GAP_SECONDS, AHEAD_SECONDS] : [windowsSec.length, ...windowsSec];
         let reply: Array<Array<string | number> | string>;
         try {
           reply = (await this.redis.runScript(this.script, keys, [...channelScriptArgs(op, now, s), ...windows, ...perChannel])) as typeof reply;

@@ -2,7 +2,9 @@
 // second to the next (src/store/redis/windowsCarry.ts). Read second by second while traffic keeps coming —
 // on time, a few seconds late, minutes late, ahead within the skew tolerance, pendings resolved and timed
 // out, failures upgraded, duplicates, and from a writer whose clock runs 6 s behind the reader's — it must
-// answer at every step what a whole per-series read answers.
+// answer at every step what a whole per-series read answers. Channels nobody writes to for a while are read
+// from what the reader holds (outcomes dated ahead of its clock too), and a request whose outcomes name
+// different series leaves a count below zero, where the reader must not infer empty seconds from equal sums.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashId } from '../../../src/stats/hash.js';
 import { resolveSettings } from '../../../src/stats/settings.js';
@@ -89,6 +91,51 @@ describe.each([
       expect(hour.success).toBeGreaterThan(50);
       expect(hour.failure).toBeGreaterThan(10);
       expect(hour.started).toBeGreaterThan(10);
+    } finally {
+      await connection.close();
+    }
+  }, 120_000);
+
+  it('answer what a whole read answers while nobody writes, and with a count below zero', async () => {
+    const connection = await RedisConnection.connect({ url: url(), commandTimeoutMs: 5_000, connectTimeoutMs: 10_000 });
+    const settings = resolveSettings({ namespace: `quiet${process.pid}`, strategy: 'buckets', pendingTimeoutMs: 20_000, windows: ['1m', '5m', '15m', '1h'] });
+    const store = new RedisStatsStore(connection, settings);
+    // 'd' takes only the request below: its 'method=card' series then holds a failure, and a failure taken back.
+    const reads: ChannelSeries[] = [...channels, 'd'].map((channel) => ({ channel, series }));
+    const outcome = (requestId: string, status: StatusCode, at: number, s: string[]): StoredOutcome => ({ requestId, status, at, code: '', series: s, hash: hashId(requestId) });
+    let now = start;
+    let id = 0;
+    let upgraded = false;
+    try {
+      for (let step = 0; now < start + 420_000; step++) {
+        now += pick([1_000, 1_000, 1_000, 2_000, 0, 3_000]) + Math.floor(random() * 50);
+        const batches: Array<{ channel: string; outcomes: StoredOutcome[] }> = [];
+        // Bursts a minute apart, each followed by silence: the windows' edges pass the burst second by second.
+        if (step % 60 < 3) {
+          for (const channel of channels) {
+            const outcomes = Array.from({ length: 1 + Math.floor(random() * 4) }, () => {
+              const ahead = random() < 0.3 ? Math.floor(random() * 12_000) : -Math.floor(random() * 3_000);
+              return outcome(`q${++id}`, pick([StatusCode.Success, StatusCode.Failure, StatusCode.Pending]), now + ahead, pick([[''], series]));
+            });
+            batches.push({ channel, outcomes });
+          }
+        }
+        // A failure of '' upgraded by a success naming 'method=card' too, four minutes later: the upgrade takes
+        // the failure back from 'method=card', which never counted it, a count below zero beside a failure
+        // there, so that the five-minute window's sums equal the minute's while both seconds are in between.
+        if (step === 2) batches.push({ channel: 'd', outcomes: [outcome('card', StatusCode.Failure, now, series), outcome('plain', StatusCode.Failure, now + 5_000, [''])] });
+        if (!upgraded && now > start + 250_000) {
+          batches.push({ channel: 'd', outcomes: [outcome('plain', StatusCode.Success, now, series)] });
+          upgraded = true;
+        }
+        if (batches.length > 0) await store.recordBatches(batches, now, 5_000);
+        const carried = await store.readWindowsMany(reads, windowsSec, now);
+        const whole = await Promise.all(reads.map((r) => Promise.all(r.series.map((s) => store.readWindows(r.channel, s, windowsSec, now)))));
+        expect({ step, counts: carried }).toEqual({ step, counts: whole });
+      }
+      const hour = (await store.readWindowsMany(reads, windowsSec, now))[0]![0]![3]!;
+      expect(hour.success + hour.failure).toBeGreaterThan(5);
+      expect((await store.readWindows('d', 'method=card', windowsSec, now))[3]!.failure).toBe(0);
     } finally {
       await connection.close();
     }

@@ -8,24 +8,29 @@
 -- The one-letter names are what Redis stores (short keys and fields keep the listpacks small).
 -- A call that writes counts more than LATE_SECONDS before its own `now` (a late outcome, a pending request
 -- resolved or timed out, an upgraded failure) changes the channel's `rev`: a reader that keeps what it read
--- of settled seconds (windows-delta.lua) must read whole again.
+-- of settled seconds (windows-delta.lua) must read whole again. Every call that writes counts changes the
+-- channel's `wr`: a reader that holds the fresh seconds it read needs no new read of them while it is unchanged.
+-- A count is never negative unless a request's outcomes name different series (a removal then lands where
+-- nothing was added): a call that leaves a count below zero sets the channel's `ng`, and a reader then infers
+-- nothing from sums being equal (windows-delta.lua).
 -- provides: TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, tallySecond,
 --           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally, REV_KEY,
---           secondFields, PENDING_MARK, resetTallyCursor
+--           secondFields, PENDING_MARK, resetTallyCursor, WRITES_KEY, NEGATIVE_MARK
 -- requires: prefix, int, keepFrom, idiv, keepFor, retentionTtlSec, now
 local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
 local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
 local SUCCESSES, FAILURES, STARTED, OPEN_PENDING = 's', 'f', 'p', 'o'
 local TOTALS = { SUCCESSES, FAILURES, STARTED, OPEN_PENDING }
 local BLOCK_MINUTES = 10
-local tallies, tallyKeys, blockOf = {}, {}, {}
+local tallies, tallyKeys, blockOf, channelOf = {}, {}, {}, {}
 -- Set while the channel has pending counts within the retention: most channels never record a pending
 -- outcome, and a read of their pending windows then builds no key.
 local PENDING_MARK = 'pt'
 local REV_KEY, LATE_SECONDS = 'rev', 5
+local WRITES_KEY, NEGATIVE_MARK = 'wr', 'ng'
 local lateBefore = idiv(now, 1000) - LATE_SECONDS
 -- Per channel prefix, since one call may write several channels.
-local pendingWritten, lateWritten = {}, {}
+local written, pendingWritten, lateWritten = {}, {}, {}
 
 -- Every tally key is `<prefix><kind>:<series>:<minute or block>`: a read builds the part before the number
 -- once per series (sumTally), a write the whole key (bucketKey).
@@ -64,7 +69,8 @@ local function tallySecond(kind, series, sec, field, delta)
     if not tallies[lastKey] then
       tallies[lastKey] = {}
       tallyKeys[#tallyKeys + 1] = lastKey
-      blockOf[lastKey] = blockKey(kind, series, minute)
+      blockOf[lastKey], channelOf[lastKey] = blockKey(kind, series, minute), prefix
+      written[prefix] = true
       if kind == PENDING_TALLY then pendingWritten[prefix] = true end
     end
     if sec < lateBefore then lateWritten[prefix] = true end
@@ -86,11 +92,11 @@ end
 
 -- Each minute's increments, then its block's: the sum of the minutes' totals, gathered per block first.
 local function flushTallies()
-  local blocks, blockKeys = {}, {}
+  local blocks, blockKeys, negative = {}, {}, {}
   for _, key in ipairs(tallyKeys) do
     local fields, block = tallies[key], blockOf[key]
     for field, delta in pairs(fields) do
-      if delta ~= 0 then redis.call('HINCRBY', key, field, delta) end
+      if delta ~= 0 and redis.call('HINCRBY', key, field, delta) < 0 then negative[channelOf[key]] = true end
     end
     keepFor(key, retentionTtlSec)
     local sums = blocks[block]
@@ -109,7 +115,13 @@ local function flushTallies()
     end
     keepFor(block, retentionTtlSec)
   end
+  for channel in pairs(negative) do redis.call('SET', channel .. NEGATIVE_MARK, '1', 'EX', retentionTtlSec) end
   for channel in pairs(pendingWritten) do redis.call('SET', channel .. PENDING_MARK, '1', 'EX', retentionTtlSec) end
+  -- Its TTL is set once, when the key is made: a key made again after it expired starts from the call's
+  -- clock, not from 1, so a reader never finds the value it saw before the key expired.
+  for channel in pairs(written) do
+    if redis.call('INCR', channel .. WRITES_KEY) == 1 then redis.call('SET', channel .. WRITES_KEY, int(now), 'EX', retentionTtlSec) end
+  end
   for channel in pairs(lateWritten) do
     redis.call('INCR', channel .. REV_KEY)
     redis.call('EXPIRE', channel .. REV_KEY, retentionTtlSec)

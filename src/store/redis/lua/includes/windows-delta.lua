@@ -1,24 +1,31 @@
 -- `windows-delta` (strategy buckets): the health snapshot's read of many channels' windows, for a reader
--- that keeps what it read the second before (src/store/redis/windowsDelta.ts). A window's count splits into
+-- that keeps what it read the second before (src/store/redis/windowsCarry.ts). A window's count splits into
 -- its settled seconds — older than the newest FRESH — and the fresh ones. The reader keeps each window's
--- settled sums; a second later it needs only the seconds that left each window and the fresh seconds again,
--- a few fields, where a whole read costs every key its windows span (an hour-long window: ≈ 16 keys per
--- counter, some read second by second). The writers keep that exact: a call writing counts more than
--- LATE_SECONDS in its own past changes the channel's `rev` (tally.lua), and a reader whose `rev` differs
--- reads whole again.
+-- settled sums and the fresh seconds one by one; a second later it needs only the seconds that left each
+-- window and the fresh seconds again, a few fields, where a whole read costs every key its windows span (an
+-- hour-long window: ≈ 16 keys per counter, some read second by second). The writers keep that exact: a call
+-- writing counts more than LATE_SECONDS in its own past changes the channel's `rev` (tally.lua), and a
+-- reader whose `rev` differs reads whole again. Every call writing counts changes the channel's `wr`: while
+-- it is unchanged, the fresh seconds the reader holds (read AHEAD seconds past its second, for writes dated
+-- ahead of its clock) are still what Redis holds, and the call reads none of them.
 --   KEYS = one prefix per channel (one slot on a cluster: the caller groups them).
 --   ARGV[11] = W, ARGV[12…11+W] = window lengths in seconds, ARGV[12+W] = FRESH seconds, ARGV[13+W] = the
---   most seconds a previous read may be old to carry over, then per channel: the second of the reader's
---   previous read (0: none), the `rev` it saw, S and its S series.
---   Returns per channel 'sweep' (as `windows-many`), or its rev, then 'd' when the previous read carries
---   over or 'f' when it does not, then per series 4 × (W + 1 + maxGap) numbers, each four a success,
---   failure, started, pending: for 'f' each window's sums over its settled seconds, for 'd' the sums over
---   the seconds that left each window since the previous read; then the sums over the fresh seconds; then
---   the counts of each of the oldest maxGap fresh seconds, which the next read may find settled.
+--   most seconds a previous read may be old to carry over, ARGV[14+W] = AHEAD seconds, then per channel:
+--   the second of the reader's previous read (0: none), the `rev` and `wr` it saw, the last second whose
+--   fresh counts it holds (0: none), S, and per series its id and W characters, '1' where that window may
+--   have counts among the seconds leaving it ('0': the reader infers there are none from its sums, which
+--   holds while no count is negative: the channel's `ng` unset, tally.lua).
+--   Returns per channel 'sweep' (as `windows-many`), or `<mode><width>:<rev>:<wr>`: mode 'd' when the
+--   previous read carries over, 'q' when it does and the fresh seconds are unchanged, 'f' when it does not;
+--   width 4 when the channel has pending counts, else 2. Then per series N, and N windows (the others are all
+--   zeros), each its index and four numbers, a success, failure, started, pending: for 'f' the window's sums
+--   over its settled seconds, for 'd' and 'q' the sums over the seconds that left it since the previous read;
+--   then, except for 'q', M and the counts of M seconds from the oldest fresh one on, `width` numbers each
+--   (success, failure, then started, pending), the seconds after them up to AHEAD seconds ahead all zeros.
 -- provides: (nothing)
--- requires: op, OP_ARGS, now, prefix, int, idiv, sweepTimeouts, flushWrites, sumTally,
+-- requires: op, OP_ARGS, now, prefix, idiv, sweepTimeouts, flushWrites, sumTally, anyPendingIn, int,
 --           TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, REV_KEY,
---           secondFields, PENDING_MARK
+--           WRITES_KEY, NEGATIVE_MARK, secondFields, PENDING_MARK
 if op == 'windows-delta' then
   sweepTimeouts()
   flushWrites()
@@ -46,67 +53,106 @@ if op == 'windows-delta' then
   end
 
   local toSec, windowCount, windows = math.floor(now / 1000), tonumber(ARGV[OP_ARGS]), {}
+  for w = 1, windowCount do windows[w] = tonumber(ARGV[OP_ARGS + w]) end
+  local fresh, maxGap = tonumber(ARGV[OP_ARGS + windowCount + 1]), tonumber(ARGV[OP_ARGS + windowCount + 2])
+  local ahead = tonumber(ARGV[OP_ARGS + windowCount + 3])
+  local settledTo = toSec - fresh
 
-  -- Whether any minute holding seconds that left a window since `prevSec` exists: a quiet channel's are
-  -- mostly minutes it never wrote, and one EXISTS answers for all of them.
-  local function anyLeaving(series, pending, prevSec)
-    local keys = {}
-    for _, length in ipairs(windows) do
-      for minute = idiv(prevSec - length + 1, 60), idiv(toSec - length, 60) do
-        keys[#keys + 1] = bucketKey(TERMINAL_TALLY, series, minute)
-        if pending then keys[#keys + 1] = bucketKey(PENDING_TALLY, series, minute) end
+  -- The windows whose leaving seconds [prevSec - length + 1, toSec - length] are read: those `leaving` marks
+  -- and whose minutes holding those seconds exist (a quiet channel's are mostly minutes it never wrote, and one
+  -- EXISTS answers for all of them; a single key is read at once, which costs what the EXISTS would).
+  local function leavingWindows(series, leaving, pending, prevSec, negative)
+    local keys, marked = {}, {}
+    for w, length in ipairs(windows) do
+      if negative or string.byte(leaving, w) == 49 then
+        marked[#marked + 1] = w
+        for minute = idiv(prevSec - length + 1, 60), idiv(toSec - length, 60) do
+          keys[#keys + 1] = bucketKey(TERMINAL_TALLY, series, minute)
+          if pending then keys[#keys + 1] = bucketKey(PENDING_TALLY, series, minute) end
+        end
       end
     end
-    return redis.call('EXISTS', unpack(keys)) > 0
+    if #keys > 1 and redis.call('EXISTS', unpack(keys)) == 0 then return {} end
+    return marked
   end
 
-  for w = 1, windowCount do windows[w] = tonumber(ARGV[OP_ARGS + w]) end
-  -- A previous read carries over when it is recent enough that the fresh seconds it read last are settled
-  -- now: every write to them after that read came more than LATE_SECONDS after the second, and changed `rev`.
-  local fresh, maxGap = tonumber(ARGV[OP_ARGS + windowCount + 1]), tonumber(ARGV[OP_ARGS + windowCount + 2])
-  local settledTo = toSec - fresh
-  local out, k = {}, OP_ARGS + windowCount + 3
-  for c = 1, #KEYS do
-    prefix = KEYS[c]
-    local prevSec, revSeen, seriesCount = tonumber(ARGV[k]), ARGV[k + 1], tonumber(ARGV[k + 2])
-    if c > 1 and #redis.call('ZRANGEBYSCORE', prefix .. 'pend', '-inf', int(now), 'LIMIT', 0, 1) > 0 then
-      out[c] = 'sweep'
-    else
-      local marks = redis.call('MGET', prefix .. REV_KEY, prefix .. PENDING_MARK)
-      local rev, pending = marks[1] or '', marks[2] ~= false
-      local carries = prevSec > 0 and rev == revSeen and toSec >= prevSec and toSec - prevSec <= maxGap
-      local reply = { rev, carries and 'd' or 'f' }
-      for j = 1, seriesCount do
-        local series = ARGV[k + 2 + j]
-        local anyLeft = carries and toSec > prevSec and anyLeaving(series, pending, prevSec)
-        for _, length in ipairs(windows) do
-          local s, f, p, o = 0, 0, 0, 0
-          if anyLeft then
-            local fromSec, leftTo = prevSec - length + 1, toSec - length
-            s, f = sumSeconds(TERMINAL_TALLY, series, SUCCESSES, FAILURES, fromSec, leftTo)
-            if pending then p, o = sumSeconds(PENDING_TALLY, series, STARTED, OPEN_PENDING, fromSec, leftTo) end
-          elseif not carries then
-            s, f = sumTally(TERMINAL_TALLY, series, toSec - length + 1, settledTo, SUCCESSES, FAILURES)
-            if pending then p, o = sumTally(PENDING_TALLY, series, toSec - length + 1, settledTo, STARTED, OPEN_PENDING) end
-          end
-          reply[#reply + 1], reply[#reply + 2], reply[#reply + 3], reply[#reply + 4] = s, f, p, o
+  -- One channel's reply after its marks (the rev, the wr, whether it has pending or negative counts) are known.
+  local function readChannel(k, rev, writes, pending, negative)
+    local prevSec, revSeen, writesSeen = tonumber(ARGV[k]), ARGV[k + 1], ARGV[k + 2]
+    local freshKnownTo, seriesCount = tonumber(ARGV[k + 3]), tonumber(ARGV[k + 4])
+    -- A previous read carries over when it is recent enough that the fresh seconds it read last are settled
+    -- now: every write to them after that read came more than LATE_SECONDS after the second, and changed `rev`.
+    local carries = prevSec > 0 and rev == revSeen and toSec >= prevSec and toSec - prevSec <= maxGap
+    local quiet = carries and writes == writesSeen and toSec <= freshKnownTo
+    -- Replies are sparse: each number a reply holds costs Redis ≈ 0.2 µs, most of them are zeros.
+    local width = pending and 4 or 2
+    local reply = { (quiet and 'q' or carries and 'd' or 'f') .. (pending and '4:' or '2:') .. rev .. ':' .. writes }
+    local function addWindow(w, s, f, p, o)
+      if s ~= 0 or f ~= 0 or p ~= 0 or o ~= 0 then
+        local n = #reply
+        reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5] = w, s, f, p, o
+        return 1
+      end
+      return 0
+    end
+    for j = 1, seriesCount do
+      local series, leaving = ARGV[k + 3 + 2 * j], ARGV[k + 4 + 2 * j]
+      local countAt, added = #reply + 1, 0
+      reply[countAt] = 0
+      if carries and toSec > prevSec then
+        for _, w in ipairs(leavingWindows(series, leaving, pending, prevSec, negative)) do
+          local fromSec, leftTo, p, o = prevSec - windows[w] + 1, toSec - windows[w], 0, 0
+          local s, f = sumSeconds(TERMINAL_TALLY, series, SUCCESSES, FAILURES, fromSec, leftTo)
+          if pending then p, o = sumSeconds(PENDING_TALLY, series, STARTED, OPEN_PENDING, fromSec, leftTo) end
+          added = added + addWindow(w, s, f, p, o)
         end
-        local terminal, started = {}, {}
-        appendSeconds(terminal, TERMINAL_TALLY, series, SUCCESSES, FAILURES, settledTo + 1, toSec)
-        if pending then appendSeconds(started, PENDING_TALLY, series, STARTED, OPEN_PENDING, settledTo + 1, toSec) end
-        local s, f, p, o = 0, 0, 0, 0
-        for i = 1, #terminal, 2 do
-          s, f, p, o = s + terminal[i], f + terminal[i + 1], p + (started[i] or 0), o + (started[i + 1] or 0)
-        end
-        reply[#reply + 1], reply[#reply + 2], reply[#reply + 3], reply[#reply + 4] = s, f, p, o
-        for i = 1, 2 * maxGap, 2 do
-          reply[#reply + 1], reply[#reply + 2] = terminal[i], terminal[i + 1]
-          reply[#reply + 1], reply[#reply + 2] = started[i] or 0, started[i + 1] or 0
+      elseif not carries then
+        for w, length in ipairs(windows) do
+          local p, o = 0, 0
+          local s, f = sumTally(TERMINAL_TALLY, series, toSec - length + 1, settledTo, SUCCESSES, FAILURES)
+          if pending then p, o = sumTally(PENDING_TALLY, series, toSec - length + 1, settledTo, STARTED, OPEN_PENDING) end
+          added = added + addWindow(w, s, f, p, o)
         end
       end
-      out[c] = reply
+      reply[countAt] = added
+      if not quiet then
+        -- The fresh seconds one by one, `width` numbers each, up to the last that holds a count.
+        local counts, started = {}, {}
+        appendSeconds(counts, TERMINAL_TALLY, series, SUCCESSES, FAILURES, settledTo + 1, toSec + ahead)
+        if pending then
+          appendSeconds(started, PENDING_TALLY, series, STARTED, OPEN_PENDING, settledTo + 1, toSec + ahead)
+          local both = {}
+          for i = 1, #counts, 2 do both[2 * i - 1], both[2 * i], both[2 * i + 1], both[2 * i + 2] = counts[i], counts[i + 1], started[i], started[i + 1] end
+          counts = both
+        end
+        local last = #counts
+        while last > 0 and counts[last] == 0 do last = last - 1 end
+        local seconds = math.ceil(last / width)
+        reply[#reply + 1] = seconds
+        for i = 1, seconds * width do reply[#reply + 1] = counts[i] end
+      end
     end
-    k = k + seriesCount + 3
+    return reply, k + 5 + 2 * seriesCount
+  end
+
+  -- Every channel's marks in one MGET, and one EXISTS for all their pending sets: most have none.
+  local markKeys = {}
+  for c = 1, #KEYS do
+    local p, at = KEYS[c], 4 * c - 4
+    markKeys[at + 1], markKeys[at + 2], markKeys[at + 3], markKeys[at + 4] = p .. REV_KEY, p .. WRITES_KEY, p .. PENDING_MARK, p .. NEGATIVE_MARK
+  end
+  local marks = redis.call('MGET', unpack(markKeys))
+  local anyPending = #KEYS > 1 and anyPendingIn(KEYS)
+  local out, k = {}, OP_ARGS + windowCount + 4
+  for c = 1, #KEYS do
+    prefix = KEYS[c]
+    if anyPending and c > 1 and #redis.call('ZRANGEBYSCORE', prefix .. 'pend', '-inf', int(now), 'LIMIT', 0, 1) > 0 then
+      out[c] = 'sweep'
+      k = k + 5 + 2 * tonumber(ARGV[k + 4])
+    else
+      local at = 4 * c - 4
+      out[c], k = readChannel(k, marks[at + 1] or '', marks[at + 2] or '', marks[at + 3] ~= false, marks[at + 4] ~= false)
+    end
   end
   return out
 end
