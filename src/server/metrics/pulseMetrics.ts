@@ -43,15 +43,16 @@ function ingestMetrics(registry: client.Registry, channelLabel: ChannelLabel): R
       ingestErrors.inc();
       return;
     }
-    // Count per (channel, status) locally first: one prom-client call per label pair, not per outcome.
+    // Count per (label, status) locally first: one prom-client call per label pair, not per outcome nor per
+    // channel past the label limit (a batch of 1,000 new channels past it made 1,000 calls, ≈ 1 ms).
     const counts = new Map<string, number>();
     for (const o of outcomes) {
-      const key = `${o.channel}\u0000${o.status}`;
+      const key = `${channelLabel(o.channel)}\u0000${o.status}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     for (const [key, n] of counts) {
       const [channel, status] = key.split('\u0000') as [string, string];
-      received.inc({ channel: channelLabel(channel), status }, n);
+      received.inc({ channel, status }, n);
     }
     recorded.inc({ result: 'accepted' }, result.accepted);
     recorded.inc({ result: 'duplicate' }, result.duplicates);
