@@ -10,8 +10,8 @@ import { openPglite } from '../../src/history/pgliteClient.js';
 const scratchFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('paypulse-history-'));
 
 describe('embedded PGlite', () => {
-  it.each([['without a data folder', false], ['in a data folder', true]])('opens %s with 16 MB of shared buffers', async (_, inFolder) => {
-    const dir = inFolder ? mkdtempSync(join(tmpdir(), 'pp-pglite-')) : undefined;
+  it('opens in a data folder with 16 MB of shared buffers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pp-pglite-'));
     const db = await openPglite(dir);
     try {
       expect(await db.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
@@ -19,13 +19,14 @@ describe('embedded PGlite', () => {
       expect(await db.query('SELECT count(*)::int AS n FROM t')).toEqual([{ n: 1000 }]);
     } finally {
       await db.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 
   it('gives each database without a data folder its own scratch folder, removed when it closes', async () => {
     const before = scratchFolders();
     const [a, b] = [await openPglite(), await openPglite()];
+    expect(await a.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
     await a.exec('CREATE TABLE only_in_a (n int)');
     expect(await b.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'only_in_a'")).toEqual([{ n: 0 }]);
     expect(scratchFolders().filter((name) => !before.includes(name))).toHaveLength(2);
