@@ -4,7 +4,7 @@
 // that every new database copies. A database opened from a folder keeps its pages in the operating system's file
 // cache rather than the process's heap.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir, userInfo } from 'node:os';
@@ -51,9 +51,29 @@ export async function ensureCluster(dir: string, startParams: readonly string[])
   await cp(await template, dir, { recursive: true });
 }
 
+const scratchPrefix = 'paypulse-history-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Scratch folders of processes that died without an exit Node saw (SIGKILL, a crash): ≈ 40 MB each. */
+async function removeOrphans(): Promise<void> {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = name.startsWith(scratchPrefix) ? Number(name.slice(scratchPrefix.length).split('-')[0]) : NaN;
+    if (Number.isSafeInteger(pid) && pid > 0 && !alive(pid)) await rm(join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
 /** A folder of its own for a database that should not outlive its process; removed by the returned function. */
 export async function scratchFolder(): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'paypulse-history-'));
+  await removeOrphans();
+  const dir = await mkdtemp(join(tmpdir(), `${scratchPrefix}${process.pid}-`));
   ownFolders.add(dir);
   return {
     dir,

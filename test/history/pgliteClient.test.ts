@@ -1,13 +1,15 @@
 // The embedded database runs with small shared buffers (its pages are in the file cache already, and the
 // default 128 MB doubled them in the service's memory), from a folder: the caller's, or a scratch one of its own
 // that closing removes.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPglite } from '../../src/history/pgliteClient.js';
 
-const scratchFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('paypulse-history-'));
+// This process's own: other processes on the machine make theirs meanwhile.
+const scratchFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`paypulse-history-${process.pid}-`));
 
 describe('embedded PGlite', () => {
   it('opens in a data folder with 16 MB of shared buffers', async () => {
@@ -33,5 +35,14 @@ describe('embedded PGlite', () => {
     await a.close();
     await b.close();
     expect(scratchFolders().filter((name) => !before.includes(name))).toEqual([]);
+  }, 60_000);
+
+  it('removes the scratch folder of a process that died without closing its database', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const orphan = join(tmpdir(), `paypulse-history-${dead}-test`);
+    mkdirSync(orphan, { recursive: true });
+    const db = await openPglite();
+    await db.close();
+    expect(existsSync(orphan)).toBe(false);
   }, 60_000);
 });
