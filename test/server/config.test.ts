@@ -1,11 +1,12 @@
 // Configuration: precedence, file formats, and one clear line per bad field naming where it came from.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, defaultConfig, isLoopback, loadConfig } from '../../src/server/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'paypulse-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
