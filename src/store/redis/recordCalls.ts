@@ -51,25 +51,3 @@ export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOu
     w.str(o.requestId).str(o.code).int(o.status).decimal(state).int(shard).str(ledgerKey(prefix, shard)).int(groups[i]);
   });
 }
-
-/**
- * Indexes of `sizes` (outcomes per channel) per call: channels of one slot together, in order, each
- * call within `recordManyLimits` (a channel bigger than the outcome limit goes alone).
- */
-export function recordCallGroups(sizes: number[], slotOf: (index: number) => number): number[][] {
-  const open = new Map<number, { indexes: number[]; outcomes: number }>();
-  const calls: number[][] = [];
-  sizes.forEach((size, i) => {
-    const slot = slotOf(i);
-    let call = open.get(slot);
-    if (call && (call.indexes.length >= recordManyLimits.channels || call.outcomes + size > recordManyLimits.outcomes)) call = undefined;
-    if (!call) {
-      call = { indexes: [], outcomes: 0 };
-      open.set(slot, call);
-      calls.push(call.indexes);
-    }
-    call.indexes.push(i);
-    call.outcomes += size;
-  });
-  return calls;
-}

@@ -10,7 +10,8 @@ import { FailoverReplay } from './failoverReplay.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
 import { AHEAD_SECONDS, FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './windowsCarry.js';
-import { packRecordPart, recordCallGroups } from './recordCalls.js';
+import { packRecordPart, recordManyLimits } from './recordCalls.js';
+import { slotCalls } from './slotCalls.js';
 import { loadScript, type LuaScript } from './scripts.js';
 
 const scriptFiles = {
@@ -77,7 +78,7 @@ export class RedisStatsStore implements StatsStore {
     // Only `buckets` has record-many (its includes switch channels within a call; the sorted-set
     // strategies keep per-channel state of the call's first key).
     const calls = s.strategy === 'buckets'
-      ? recordCallGroups(batches.map((b) => b.outcomes.length), (i) => this.slotOf(batches[i]!.channel))
+      ? slotCalls(batches.map((b) => b.outcomes.length), (i) => this.slotOf(batches[i]!.channel), recordManyLimits)
       : batches.map((_, i) => [i]);
     // Issued together: the client pipelines the calls of each node.
     await Promise.all(
@@ -118,9 +119,10 @@ export class RedisStatsStore implements StatsStore {
     const s = this.settings;
     const carry = s.strategy === 'buckets' && WindowsCarry.applies(windowsSec) ? this.carry : undefined;
     const toSec = Math.floor(now / 1000);
+    const calls = slotCalls(reads.map(() => 0), (i) => this.slotOf(reads[i]!.channel), { channels: this.channelsPerCall, outcomes: Infinity });
     // Issued together: the client pipelines the calls of each node.
     await Promise.all(
-      this.callGroups(reads).map(async (indexes) => {
+      calls.map(async (indexes) => {
         const keys = indexes.map((i) => channelPrefix(s.namespace, reads[i]!.channel));
         const starts = indexes.map((i) => carry?.start(reads[i]!.channel, reads[i]!.series, windowsSec, toSec));
         const perChannel = indexes.flatMap((i, c) => starts[c]?.args ?? [reads[i]!.series.length, ...reads[i]!.series]);
@@ -152,22 +154,6 @@ export class RedisStatsStore implements StatsStore {
     );
     carry?.forgetOlderThan(toSec - MAX_GAP_SECONDS);
     return results;
-  }
-
-  /** Indexes of `reads` per script call: chunks in order; on a cluster, chunks of each slot's channels. */
-  private callGroups(reads: ChannelSeries[]): number[][] {
-    const bySlot = new Map<number, number[]>();
-    reads.forEach((read, i) => {
-      const slot = this.slotOf(read.channel);
-      const group = bySlot.get(slot);
-      if (group) group.push(i);
-      else bySlot.set(slot, [i]);
-    });
-    const groups: number[][] = [];
-    for (const indexes of bySlot.values()) {
-      for (let i = 0; i < indexes.length; i += this.channelsPerCall) groups.push(indexes.slice(i, i + this.channelsPerCall));
-    }
-    return groups;
   }
 
   async readLastN(channel: string, series: string, n: number, now: number) {
