@@ -6,7 +6,7 @@
 --   [6] lastNMax                  [7] failuresMax        [8] ledgerShards (the client picks the shard)
 --   [9] zsetShards
 --   [10] skewToleranceMs          [11…] the op's own arguments
--- provides: prefix, op, now, pendingTimeout, horizon, lastNMax, failuresMax, ledgerShards, zsetShards, skew, OP_ARGS,
+-- provides: prefix, op, now, pendingTimeout, horizon, retention, lastNMax, failuresMax, ledgerShards, zsetShards, skew, OP_ARGS,
 --           PENDING, FAILURE, SUCCESS, ACCEPTED, DUPLICATE, CORRECTED, forgetBefore, keepFrom,
 --           retentionTtlSec, idiv, int, split, secondTtlSec, keepFor
 -- requires: (nothing)

@@ -16,13 +16,13 @@
 -- provides: TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, tallySecond,
 --           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally, REV_KEY,
 --           secondFields, PENDING_MARK, resetTallyCursor, WRITES_KEY, NEGATIVE_MARK
--- requires: prefix, int, keepFrom, idiv, keepFor, retentionTtlSec, now
+-- requires: prefix, int, keepFrom, idiv, retentionTtlSec, now, retention
 local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
 local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
 local SUCCESSES, FAILURES, STARTED, OPEN_PENDING = 's', 'f', 'p', 'o'
 local TOTALS = { SUCCESSES, FAILURES, STARTED, OPEN_PENDING }
 local BLOCK_MINUTES = 10
-local tallies, tallyKeys, blockOf, channelOf = {}, {}, {}, {}
+local tallies, tallyKeys, blockOf, channelOf, endOf = {}, {}, {}, {}, {}
 -- Set while the channel has pending counts within the retention: most channels never record a pending
 -- outcome, and a read of their pending windows then builds no key.
 local PENDING_MARK = 'pt'
@@ -69,7 +69,7 @@ local function tallySecond(kind, series, sec, field, delta)
     if not tallies[lastKey] then
       tallies[lastKey] = {}
       tallyKeys[#tallyKeys + 1] = lastKey
-      blockOf[lastKey], channelOf[lastKey] = blockKey(kind, series, minute), prefix
+      blockOf[lastKey], channelOf[lastKey], endOf[lastKey] = blockKey(kind, series, minute), prefix, minute * 60 + 60
       written[prefix] = true
       if kind == PENDING_TALLY then pendingWritten[prefix] = true end
     end
@@ -90,31 +90,49 @@ local function tally(kind, series, atMs, field, delta)
   if atMs >= keepFrom then tallySecond(kind, series, idiv(atMs, 1000), field, delta) end
 end
 
+-- A counter key is kept until its last second leaves the retention (`endSec`, exclusive), plus a minute:
+-- the same instant for every write, so its TTL is set once, by the write that creates the key. Every
+-- field of a new key is new, so a key is taken as new when an increment of a total (`s`, `f`, `p`, `o`,
+-- which every write of a second also changes) answers its own delta; a total that was at 0 gives an
+-- EXPIRE too many, never one too few. A write that changes no total (its seconds' deltas sum to 0) sets it.
+local IS_TOTAL = { [SUCCESSES] = true, [FAILURES] = true, [STARTED] = true, [OPEN_PENDING] = true }
+-- Returns whether a count is left below zero.
+local function incrementAll(key, fields, endSec)
+  local wrote, fresh, totals, negative = false, false, false, false
+  for field, delta in pairs(fields) do
+    if delta ~= 0 then
+      local value = redis.call('HINCRBY', key, field, delta)
+      if value < 0 then negative = true end
+      if IS_TOTAL[field] then totals, fresh = true, fresh or value == delta end
+      wrote = true
+    end
+  end
+  if fresh or (wrote and not totals) then
+    redis.call('EXPIRE', key, math.ceil((endSec * 1000 + retention - now) / 1000) + 60)
+  end
+  return negative
+end
+
 -- Each minute's increments, then its block's: the sum of the minutes' totals, gathered per block first.
 local function flushTallies()
-  local blocks, blockKeys, negative = {}, {}, {}
+  local blocks, blockKeys, blockEnd, negative = {}, {}, {}, {}
   for _, key in ipairs(tallyKeys) do
     local fields, block = tallies[key], blockOf[key]
-    for field, delta in pairs(fields) do
-      if delta ~= 0 and redis.call('HINCRBY', key, field, delta) < 0 then negative[channelOf[key]] = true end
-    end
-    keepFor(key, retentionTtlSec)
+    if incrementAll(key, fields, endOf[key]) then negative[channelOf[key]] = true end
     local sums = blocks[block]
     if not sums then
       sums = {}
       blocks[block] = sums
       blockKeys[#blockKeys + 1] = block
+      local first = endOf[key] - 60
+      blockEnd[block] = first - first % (BLOCK_MINUTES * 60) + BLOCK_MINUTES * 60
     end
     for _, field in ipairs(TOTALS) do
       if fields[field] then sums[field] = (sums[field] or 0) + fields[field] end
     end
   end
-  for _, block in ipairs(blockKeys) do
-    for field, delta in pairs(blocks[block]) do
-      if delta ~= 0 then redis.call('HINCRBY', block, field, delta) end
-    end
-    keepFor(block, retentionTtlSec)
-  end
+  -- Only the minutes decide the `ng` mark, as before: a block holds their sums.
+  for _, block in ipairs(blockKeys) do incrementAll(block, blocks[block], blockEnd[block]) end
   for channel in pairs(negative) do redis.call('SET', channel .. NEGATIVE_MARK, '1', 'EX', retentionTtlSec) end
   for channel in pairs(pendingWritten) do redis.call('SET', channel .. PENDING_MARK, '1', 'EX', retentionTtlSec) end
   -- Its TTL is set once, when the key is made: a key made again after it expired starts from the call's
