@@ -52,9 +52,12 @@ end
 
 local function flushTerminal()
   for _, g in ipairs(gatheredList) do
-    local parts = { g.clientRecords }
-    for i = 1, g.n, 4000 do parts[#parts + 1] = string.char(unpack(g, i, math.min(i + 3999, g.n))) end
-    local records = table.concat(parts)
+    local records = g.clientRecords or ''
+    if g.n > 0 then
+      local parts = { records }
+      for i = 1, g.n, 4000 do parts[#parts + 1] = string.char(unpack(g, i, math.min(i + 3999, g.n))) end
+      records = table.concat(parts)
+    end
     for _, series in ipairs(g.series) do
       if g.s ~= 0 then tallySecond(TERMINAL_TALLY, series, g.sec, SUCCESSES, g.s) end
       if g.f ~= 0 then tallySecond(TERMINAL_TALLY, series, g.sec, FAILURES, g.f) end

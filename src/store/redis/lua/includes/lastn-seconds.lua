@@ -25,6 +25,22 @@ local function minuteDetailKey(series, minute)
   return prefix .. 'dm:' .. series .. ':' .. int(minute)
 end
 
+-- The part of a minute's detail key after the channel prefix, the same for every channel of a call.
+local minuteDetailParts = {}
+local function minuteDetailPart(series, minute)
+  local byMinute = minuteDetailParts[series]
+  if not byMinute then
+    byMinute = {}
+    minuteDetailParts[series] = byMinute
+  end
+  local part = byMinute[minute]
+  if not part then
+    part = 'dm:' .. series .. ':' .. int(minute)
+    byMinute[minute] = part
+  end
+  return part
+end
+
 -- Adds records (2 bytes each) to one second's detail, written at the end of the call (appends.lua).
 local function appendDetail(series, sec, records)
   if #records > QUIET_DETAIL_BYTES then
@@ -32,10 +48,16 @@ local function appendDetail(series, sec, records)
     return
   end
   local minute = idiv(sec, 60)
-  local tagged, secByte = {}, string.char(sec - minute * 60)
-  for i = 1, #records - 1, 2 do tagged[#tagged + 1] = secByte .. string.sub(records, i, i + 1) end
+  local secByte, tagged = string.char(sec - minute * 60), nil
+  if #records == 2 then
+    tagged = secByte .. records -- a quiet channel's usual second: one record
+  else
+    local parts = {}
+    for i = 1, #records - 1, 2 do parts[#parts + 1] = secByte .. string.sub(records, i, i + 1) end
+    tagged = table.concat(parts)
+  end
   -- Kept while the minute's last second is within the horizon.
-  queueAppend(minuteDetailKey(series, minute), minute * 60 + 59, table.concat(tagged))
+  queueAppend(prefix .. minuteDetailPart(series, minute), minute * 60 + 59, tagged)
 end
 
 local function countRecord(success, failure, record)

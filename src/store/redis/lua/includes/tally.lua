@@ -20,9 +20,8 @@
 local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
 local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
 local SUCCESSES, FAILURES, STARTED, OPEN_PENDING = 's', 'f', 'p', 'o'
-local TOTALS = { SUCCESSES, FAILURES, STARTED, OPEN_PENDING }
 local BLOCK_MINUTES = 10
-local tallies, tallyKeys, blockOf, channelOf, endOf = {}, {}, {}, {}, {}
+local tallies, tallyKeys, partsOfKey, channelOf = {}, {}, {}, {}
 -- Set while the channel has pending counts within the retention: most channels never record a pending
 -- outcome, and a read of their pending windows then builds no key.
 local PENDING_MARK = 'pt'
@@ -43,9 +42,6 @@ local function bucketKey(kind, series, minute)
 end
 
 local blockKinds = { [TERMINAL_TALLY] = TERMINAL_TALLY .. BLOCK_MINUTES, [PENDING_TALLY] = PENDING_TALLY .. BLOCK_MINUTES }
-local function blockKey(kind, series, minute)
-  return bucketKey(blockKinds[kind], series, idiv(minute, BLOCK_MINUTES))
-end
 
 -- Field names `<field><second>`, built once per call and name.
 local secondFields = setmetatable({}, { __index = function(t, field)
@@ -58,18 +54,43 @@ local secondFields = setmetatable({}, { __index = function(t, field)
   return names
 end })
 
+local function childOf(t, name)
+  local child = t[name]
+  if not child then
+    child = {}
+    t[name] = child
+  end
+  return child
+end
+
+-- What follows the channel prefix in a minute's key and in its block's, the same for every channel of
+-- a call: built once per kind, series and minute, so a channel's keys cost one concatenation each.
+local writeParts = {}
+local function partsOf(kind, series, minute)
+  local byMinute = childOf(childOf(writeParts, kind), series)
+  local parts = byMinute[minute]
+  if not parts then
+    local block = idiv(minute, BLOCK_MINUTES)
+    parts = { minute = kind .. ':' .. series .. ':' .. int(minute), endSec = minute * 60 + 60,
+      block = blockKinds[kind] .. ':' .. series .. ':' .. int(block), blockEndSec = (block + 1) * BLOCK_MINUTES * 60 }
+    byMinute[minute] = parts
+  end
+  return parts
+end
+
 -- Outcomes of one call mostly share a few seconds: the key and field names of the last second
 -- are kept, instead of building the same strings again for every outcome.
 local lastKind, lastSeries, lastSec, lastKey, lastOffset
 local function tallySecond(kind, series, sec, field, delta)
   if sec ~= lastSec or kind ~= lastKind or series ~= lastSeries then
-    local minute = math.floor(sec / 60)
+    local minute = idiv(sec, 60)
+    local parts = partsOf(kind, series, minute)
     lastKind, lastSeries, lastSec = kind, series, sec
-    lastKey, lastOffset = bucketKey(kind, series, minute), sec - minute * 60
+    lastKey, lastOffset = prefix .. parts.minute, sec - minute * 60
     if not tallies[lastKey] then
       tallies[lastKey] = {}
       tallyKeys[#tallyKeys + 1] = lastKey
-      blockOf[lastKey], channelOf[lastKey], endOf[lastKey] = blockKey(kind, series, minute), prefix, minute * 60 + 60
+      partsOfKey[lastKey], channelOf[lastKey] = parts, prefix
       written[prefix] = true
       if kind == PENDING_TALLY then pendingWritten[prefix] = true end
     end
@@ -96,14 +117,16 @@ end
 -- which every write of a second also changes) answers its own delta; a total that was at 0 gives an
 -- EXPIRE too many, never one too few. A write that changes no total (its seconds' deltas sum to 0) sets it.
 local IS_TOTAL = { [SUCCESSES] = true, [FAILURES] = true, [STARTED] = true, [OPEN_PENDING] = true }
--- Returns whether a count is left below zero.
-local function incrementAll(key, fields, endSec)
+-- Returns whether a count is left below zero. `sums`, if given, gathers the totals' deltas (a block's).
+local function incrementAll(key, fields, endSec, sums)
   local wrote, fresh, totals, negative = false, false, false, false
   for field, delta in pairs(fields) do
+    local total = IS_TOTAL[field]
+    if total and sums then sums[field] = (sums[field] or 0) + delta end
     if delta ~= 0 then
       local value = redis.call('HINCRBY', key, field, delta)
       if value < 0 then negative = true end
-      if IS_TOTAL[field] then totals, fresh = true, fresh or value == delta end
+      if total then totals, fresh = true, fresh or value == delta end
       wrote = true
     end
   end
@@ -117,19 +140,15 @@ end
 local function flushTallies()
   local blocks, blockKeys, blockEnd, negative = {}, {}, {}, {}
   for _, key in ipairs(tallyKeys) do
-    local fields, block = tallies[key], blockOf[key]
-    if incrementAll(key, fields, endOf[key]) then negative[channelOf[key]] = true end
+    local parts, channel = partsOfKey[key], channelOf[key]
+    local block = channel .. parts.block
     local sums = blocks[block]
     if not sums then
       sums = {}
-      blocks[block] = sums
+      blocks[block], blockEnd[block] = sums, parts.blockEndSec
       blockKeys[#blockKeys + 1] = block
-      local first = endOf[key] - 60
-      blockEnd[block] = first - first % (BLOCK_MINUTES * 60) + BLOCK_MINUTES * 60
     end
-    for _, field in ipairs(TOTALS) do
-      if fields[field] then sums[field] = (sums[field] or 0) + fields[field] end
-    end
+    if incrementAll(key, tallies[key], parts.endSec, sums) then negative[channel] = true end
   end
   -- Only the minutes decide the `ng` mark, as before: a block holds their sums.
   for _, block in ipairs(blockKeys) do incrementAll(block, blocks[block], blockEnd[block]) end
@@ -179,15 +198,6 @@ local function noteAbsentKeys(keys)
   for _, key in ipairs(keys) do
     totalsRead[key], secondsRead[key] = NO_TOTALS, NO_SECONDS
   end
-end
-
-local function childOf(t, name)
-  local child = t[name]
-  if not child then
-    child = {}
-    t[name] = child
-  end
-  return child
 end
 
 -- Which blocks, whole minutes and partial minutes a sum over [fromSec, toSec] reads is the same for every
