@@ -3,8 +3,8 @@
 -- outcomes for last-N (lastn-seconds.lua). Outcomes of one call share a few series lists and seconds,
 -- so they are gathered per (series list, second) and spread over the series once, at the end.
 --
--- The client counts every terminal outcome of the batch as if it were new, gathered the same way
--- (clientCounts.ts): most are, and counting them here cost ≈ 0.2 µs of Redis CPU per outcome. The
+-- The client counts every terminal outcome of the batch as if it were new, gathered per series list
+-- and second (clientCounts.ts): most are, and counting them here cost ≈ 0.2 µs of Redis CPU per outcome. The
 -- script takes back the count of each one the ledger finds to be a duplicate (outcome.lua,
 -- `o.countedByClient`).
 -- provides: CLIENT_COUNTS, addClientCounts, countTerminal, flushTerminal, readTerminal, readMinuteTerminal
@@ -32,10 +32,17 @@ local function gatherFor(seriesList, sec)
   return cachedGathered
 end
 
--- The client's counts of one series list and second: `records` is their detail, 2 bytes each.
+-- The client's counts of one series list and second: `records` is their detail, 2 bytes each. They go
+-- straight to the tallies and the appends, which gather a call's writes per key themselves: a quiet
+-- channel's one count then builds no table of its own. What the script counts itself (countTerminal,
+-- the rare duplicates and corrections) is gathered and flushed at the channel's end; a second's detail
+-- may then come in two appends, which a read adds up the same.
 local function addClientCounts(seriesList, sec, successes, failures, records)
-  local g = gatherFor(seriesList, sec)
-  g.s, g.f, g.clientRecords = g.s + successes, g.f + failures, records
+  for _, series in ipairs(seriesList) do
+    if successes ~= 0 then tallySecond(TERMINAL_TALLY, series, sec, SUCCESSES, successes) end
+    if failures ~= 0 then tallySecond(TERMINAL_TALLY, series, sec, FAILURES, failures) end
+    if #records > 0 then appendDetail(series, sec, records) end
+  end
 end
 
 local function countTerminal(o, status, at, delta)
@@ -52,12 +59,9 @@ end
 
 local function flushTerminal()
   for _, g in ipairs(gatheredList) do
-    local records = g.clientRecords or ''
-    if g.n > 0 then
-      local parts = { records }
-      for i = 1, g.n, 4000 do parts[#parts + 1] = string.char(unpack(g, i, math.min(i + 3999, g.n))) end
-      records = table.concat(parts)
-    end
+    local parts = {}
+    for i = 1, g.n, 4000 do parts[#parts + 1] = string.char(unpack(g, i, math.min(i + 3999, g.n))) end
+    local records = table.concat(parts)
     for _, series in ipairs(g.series) do
       if g.s ~= 0 then tallySecond(TERMINAL_TALLY, series, g.sec, SUCCESSES, g.s) end
       if g.f ~= 0 then tallySecond(TERMINAL_TALLY, series, g.sec, FAILURES, g.f) end
