@@ -61,7 +61,20 @@ export interface ValidationRules {
 function checkText(value: unknown, field: string, max: number, index: number, issues: FieldIssue[]): void {
   if (typeof value !== 'string' || value.length === 0) issues.push({ index, field, reason: reasons.text });
   else if (value.length > max) issues.push({ index, field, reason: reasons.tooLong(max) });
-  else if (unsafeCharacters.test(value)) issues.push({ index, field, reason: reasons.unsafe });
+  else if (hasUnsafeCharacters(value)) issues.push({ index, field, reason: reasons.unsafe });
+}
+
+/**
+ * unsafeCharacters.test(), with ASCII text (nearly every request id and code) checked unit by unit: in
+ * ASCII only C0 controls and DEL are unsafe. Anything else goes to the pattern whole.
+ */
+function hasUnsafeCharacters(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit < 0x20 || unit === 0x7f) return true;
+    if (unit > 0x7f) return unsafeCharacters.test(value);
+  }
+  return false;
 }
 
 function required(o: Record<string, unknown>, field: string, index: number, issues: FieldIssue[]): boolean {
