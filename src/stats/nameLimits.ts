@@ -83,6 +83,8 @@ export class NameLimits {
     const newValues = new Map<string, Set<string>>();
     let rejectedForChannel = 0;
     let rejectedForDims = 0;
+    // Without configured dimensions no dims keep state: their values need no look at all.
+    const countsDims = this.dimValues.size > 0;
     outcomes.forEach((o, index) => {
       if (!this.channels.has(o.channel) && !newChannels.has(o.channel)) {
         if (this.channels.size + newChannels.size >= this.settings.maxChannels) {
@@ -92,7 +94,8 @@ export class NameLimits {
         }
         newChannels.add(o.channel);
       }
-      for (const [dim, value] of Object.entries(o.dims ?? {})) {
+      if (!countsDims || !o.dims) return;
+      for (const [dim, value] of Object.entries(o.dims)) {
         const seen = this.dimValues.get(dim);
         if (!seen || seen.has(value)) continue;
         let fresh = newValues.get(dim);
@@ -111,10 +114,15 @@ export class NameLimits {
       this.counts.rejectedDimensionOutcomes += rejectedForDims;
       throw new LimitError(issues);
     }
+    // Each name once a batch: all get the same time, so their order among themselves never decides what
+    // forgetBefore() keeps, and a batch names few channels many times over.
+    const batchChannels = new Set<string>();
     for (const o of outcomes) {
-      this.channels.see(o.channel, now);
-      for (const [dim, value] of Object.entries(o.dims ?? {})) this.dimValues.get(dim)?.see(value, now);
+      batchChannels.add(o.channel);
+      if (!countsDims || !o.dims) continue;
+      for (const [dim, value] of Object.entries(o.dims)) this.dimValues.get(dim)?.see(value, now);
     }
+    for (const channel of batchChannels) this.channels.see(channel, now);
   }
 
   private forgetOld(now: number): void {

@@ -12,6 +12,7 @@
 import type { Clock } from '../clock.js';
 import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/ports/stats.js';
 import type { Outcome, PulseLogger } from '../types.js';
+import { nextBatchSize } from './batchSize.js';
 import { hashId } from './hash.js';
 import type { RecordVerdict } from './recordResults.js';
 import type { SeriesPlan } from './series.js';
@@ -139,7 +140,7 @@ export class Recorder {
   private pump(): void {
     while (this.inFlight < maxInFlight && this.queue.length > 0) {
       // Buffered outcomes go first: they are older, and order matters (pending before success).
-      const batch = this.queue.splice(0, this.settings.maxBatch);
+      const batch = this.queue.splice(0, nextBatchSize(this.queue, this.settings.maxBatch, maxInFlight - this.inFlight));
       const room = this.settings.maxBatch - batch.length;
       if (room > 0 && this.stats.storeReachable && this.buffer.length > 0) batch.unshift(...this.buffer.splice(0, room));
       this.inFlight++;
@@ -275,7 +276,7 @@ export class Recorder {
       status: statusCodes[o.status],
       at: o.at,
       code: o.code ?? '',
-      series: this.plan.seriesOf(o.dims, o.status === 'failure' ? o.code : undefined),
+      series: this.plan.storedSeriesOf(o.dims, o.status === 'failure' ? o.code : undefined),
       hash: hashId(o.requestId),
     };
   }

@@ -19,6 +19,9 @@ export function isExcusedSeries(seriesId: string): boolean {
   return seriesId.endsWith(excusedMark);
 }
 
+const plain: readonly string[] = Object.freeze([channelSeries]);
+const plainExcused: readonly string[] = Object.freeze([channelSeries, excusedSeriesId(channelSeries)]);
+
 export class SeriesPlan {
   private readonly sets: string[][];
   private readonly setKeys: Set<string>;
@@ -47,6 +50,15 @@ export class SeriesPlan {
     }
     if (failureCode === undefined || !this.excused.has(failureCode)) return ids;
     return [...ids, ...ids.map(excusedSeriesId)];
+  }
+
+  /**
+   * seriesOf() for the record path: outcomes without dims, nearly all of them in most setups, share one
+   * frozen list instead of a new one each (the store only reads it, and the packer knows it by identity).
+   */
+  storedSeriesOf(dims: Record<string, string> | undefined, failureCode?: string): readonly string[] {
+    if (dims !== undefined) return this.seriesOf(dims, failureCode);
+    return failureCode !== undefined && this.excused.has(failureCode) ? plainExcused : plain;
   }
 
   /** The series a query's dims select; they must match a configured set exactly. */

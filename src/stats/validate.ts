@@ -61,7 +61,20 @@ export interface ValidationRules {
 function checkText(value: unknown, field: string, max: number, index: number, issues: FieldIssue[]): void {
   if (typeof value !== 'string' || value.length === 0) issues.push({ index, field, reason: reasons.text });
   else if (value.length > max) issues.push({ index, field, reason: reasons.tooLong(max) });
-  else if (unsafeCharacters.test(value)) issues.push({ index, field, reason: reasons.unsafe });
+  else if (hasUnsafeCharacters(value)) issues.push({ index, field, reason: reasons.unsafe });
+}
+
+/**
+ * unsafeCharacters.test(), with ASCII text (nearly every request id and code) checked unit by unit: in
+ * ASCII only C0 controls and DEL are unsafe. Anything else goes to the pattern whole.
+ */
+function hasUnsafeCharacters(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit < 0x20 || unit === 0x7f) return true;
+    if (unit > 0x7f) return unsafeCharacters.test(value);
+  }
+  return false;
 }
 
 function required(o: Record<string, unknown>, field: string, index: number, issues: FieldIssue[]): boolean {
@@ -71,10 +84,17 @@ function required(o: Record<string, unknown>, field: string, index: number, issu
 }
 
 export function outcomeIssues(item: unknown, index: number, rules: ValidationRules): FieldIssue[] {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    return [{ index, field: 'outcome', reason: reasons.notObject }];
-  }
   const issues: FieldIssue[] = [];
+  addOutcomeIssues(item, index, rules, issues);
+  return issues;
+}
+
+/** Adds the item's issues to `issues`: a batch's valid items (nearly all) then allocate nothing. */
+function addOutcomeIssues(item: unknown, index: number, rules: ValidationRules, issues: FieldIssue[]): void {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    issues.push({ index, field: 'outcome', reason: reasons.notObject });
+    return;
+  }
   const o = item as Record<string, unknown>;
   if (required(o, 'channel', index, issues) && (typeof o.channel !== 'string' || !channelPattern.test(o.channel))) {
     issues.push({ index, field: 'channel', reason: reasons.channel });
@@ -94,7 +114,6 @@ export function outcomeIssues(item: unknown, index: number, rules: ValidationRul
   if (rules.rejectUnknownFields) {
     for (const field of Object.keys(o)) if (!knownFields.has(field)) issues.push({ index, field, reason: reasons.unknownField });
   }
-  return issues;
 }
 
 function dimsIssues(dims: unknown, index: number, rules: ValidationRules, issues: FieldIssue[]): void {
@@ -118,10 +137,7 @@ function dimsIssues(dims: unknown, index: number, rules: ValidationRules, issues
 /** Every bad field of every item, stopping once `maxIssues` are listed (an error reply stays bounded). */
 export function batchIssues(items: readonly unknown[], rules: ValidationRules, maxIssues = Infinity): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  for (let i = 0; i < items.length && issues.length < maxIssues; i++) {
-    const found = outcomeIssues(items[i], i, rules);
-    if (found.length > 0) issues.push(...found);
-  }
+  for (let i = 0; i < items.length && issues.length < maxIssues; i++) addOutcomeIssues(items[i], i, rules, issues);
   return issues.length > maxIssues ? issues.slice(0, maxIssues) : issues;
 }
 

@@ -24,7 +24,7 @@ interface RequestState {
 }
 
 interface PendingInfo {
-  series: string[];
+  series: readonly string[];
 }
 
 class ChannelData {
@@ -178,7 +178,7 @@ class ChannelOp {
     this.keepFrom = now - s.retentionMs;
   }
 
-  private count(series: string[], atMs: number, field: CountField, delta: number): void {
+  private count(series: readonly string[], atMs: number, field: CountField, delta: number): void {
     if (atMs < this.keepFrom) return;
     for (const one of series) this.d.countersOf(one).add(atMs, field, delta);
   }
@@ -194,7 +194,7 @@ class ChannelOp {
     this.d.ledger.set(id, state);
   }
 
-  private addTerminal(id: string, series: string[], status: StatusCode, at: number, code: string, started: boolean) {
+  private addTerminal(id: string, series: readonly string[], status: StatusCode, at: number, code: string, started: boolean) {
     this.save(id, { status, at, started });
     this.count(series, at, status === StatusCode.Success ? 's' : 'f', 1);
     const score = at * 2 + (status === StatusCode.Success ? 1 : 0);
@@ -211,7 +211,7 @@ class ChannelOp {
     }
   }
 
-  private removeFailure(id: string, series: string[], at: number): void {
+  private removeFailure(id: string, series: readonly string[], at: number): void {
     this.count(series, at, 'f', -1);
     for (const one of series) this.d.lastNOf(one).remove(id);
     const member = this.d.failureMember.get(id);
@@ -227,7 +227,7 @@ class ChannelOp {
     this.d.pendingInfo.set(o.requestId, { series: o.series });
   }
 
-  private resolvePending(id: string, series: string[], pendingAt: number): void {
+  private resolvePending(id: string, series: readonly string[], pendingAt: number): void {
     this.count(series, pendingAt, 'o', -1);
     this.d.pending.remove(id);
     this.d.pendingInfo.delete(id);

@@ -25,7 +25,7 @@ export interface StoredOutcome {
   /** '' when none. */
   code: string;
   /** Series the outcome counts in: the channel ('') first, then its dimension series. */
-  series: string[];
+  series: readonly string[];
   /** hash(requestId): picks the request's ledger shard. */
   hash: number;
 }

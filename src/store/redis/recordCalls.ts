@@ -20,16 +20,22 @@ export const recordManyLimits = { channels: 500, outcomes: 5_000 };
 /** One channel's part of a record batch, in the order record.lua reads it. */
 export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOutcome[], now: number, settings: EngineSettings): void {
   // Outcomes share few distinct series lists: the part sends each list once, and each outcome
-  // refers to its list by number.
+  // refers to its list by number. The recorder shares one list among outcomes without dims, so the
+  // previous outcome's list is tried first by identity.
   const groupOf = new Map<string, number>();
-  const lists: string[][] = [];
+  const lists: Array<readonly string[]> = [];
+  let lastList: readonly string[] | undefined;
+  let lastGroup = 0;
   const groups = outcomes.map((o) => {
+    if (o.series === lastList) return lastGroup;
     const listKey = o.series.join('\t');
     let group = groupOf.get(listKey);
     if (group === undefined) {
       group = lists.push(o.series);
       groupOf.set(listKey, group);
     }
+    lastList = o.series;
+    lastGroup = group;
     return group;
   });
   w.int(lists.length);

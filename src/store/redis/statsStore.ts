@@ -20,9 +20,12 @@ const scriptFiles = {
   'zset-sharded': 'zset-sharded-1.lua',
 } as const;
 
-/** A record call's reply: one character per outcome. */
+/** A record call's reply: one digit per outcome (read by char code: a batch's reply is thousands of them). */
 function codesOf(reply: RedisReply | undefined): RecordCode[] {
-  return Array.from(String(reply), (c) => Number(c) as RecordCode);
+  const text = String(reply);
+  const codes = new Array<RecordCode>(text.length);
+  for (let i = 0; i < text.length; i++) codes[i] = (text.charCodeAt(i) - 48) as RecordCode;
+  return codes;
 }
 
 /** `count` windows' counts from a `windows` reply, four numbers each, starting at window `first`. */

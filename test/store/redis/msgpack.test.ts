@@ -31,9 +31,9 @@ return out`;
 
 describe('PackWriter', () => {
   it('writes integers, decimal text, strings and bytes that Lua reads back exactly', async () => {
-    const ids = ['ord_0000000000000001', 'заказ-№7', '订单🙂', 'x'.repeat(86), 'y'.repeat(300), ''];
-    const numbers = [0, 1, 255, 0xffffffff, 0x100000000, 14_150_995_200_003, Number.MAX_SAFE_INTEGER];
-    const decimals = [0, 7, 9, 10, 99, 100, 16_383, 14_150_995_200_003, Number.MAX_SAFE_INTEGER];
+    const ids = ['ord_0000000000000001', 'заказ-№7', 'ascii then é', '订单🙂', 'x'.repeat(64), 'x'.repeat(65), 'x'.repeat(86), 'y'.repeat(300), ''];
+    const numbers = [0, 1, 127, 128, 255, 256, 0xffff, 0x10000, 0xffffffff, 0x100000000, 14_150_995_200_003, Number.MAX_SAFE_INTEGER];
+    const decimals = [0, 7, 9, 10, 99, 100, 16_383, 99_999_999, 100_000_000, 100_000_001, 10_000_000_000_000, 14_150_995_200_003, Number.MAX_SAFE_INTEGER];
     const w = new PackWriter(16); // small on purpose: the buffer has to grow
     for (const id of ids) w.str(id);
     for (const n of numbers) w.int(n);
