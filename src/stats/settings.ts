@@ -54,6 +54,10 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
   if (pendingTimeoutMs >= horizonMs) {
     throw new PayPulseError('PP_ERR_CONFIG', `pendingTimeoutMs must be shorter than the dedup horizon (${horizonMs} ms)`);
   }
+  // A ledger state keeps its time within 37 hours of the reader's (ledgerState in layouts.ts); an
+  // entry lives a few periods of horizon + skew at most.
+  const skewToleranceMs = positiveInt('skewToleranceMs', options.skewToleranceMs, 60_000);
+  if (skewToleranceMs > 3600_000) throw new PayPulseError('PP_ERR_CONFIG', `skewToleranceMs must be at most 3600000 (an hour), got ${skewToleranceMs}`);
   const dimensions = options.dimensions ?? [];
   for (const set of dimensions) {
     if (!Array.isArray(set) || set.length === 0 || set.some((d) => typeof d !== 'string' || !dimNamePattern.test(d))) {
@@ -71,7 +75,7 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     windowsSec,
     horizonMs,
     pendingTimeoutMs,
-    skewToleranceMs: positiveInt('skewToleranceMs', options.skewToleranceMs, 60_000),
+    skewToleranceMs,
     // Minute counts are kept at least 2 h (docs/storage.md), longer if the horizon is longer.
     retentionMs: Math.max(horizonMs, 2 * 3600_000) + 60_000,
     lastNMax,

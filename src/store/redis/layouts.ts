@@ -4,16 +4,20 @@
 import type { EngineSettings, StatusCode } from '../ports/stats.js';
 
 /**
- * A request's ledger state, one integer `at·8 + started·4 + status` (status 1–3 in the low two bits,
- * started in bit 2, the epoch ms above): at most 14 digits, exact as Lua's double, and sent as text
- * because Redis would write a number out as text for every command anyway (ledger.lua: decode, saveState).
+ * A request's ledger state, one integer `(at mod 2²⁸)·8 + started·4 + status` (status 1–3 in the low two
+ * bits, started in bit 2): below 2³¹, which Redis keeps as a 4-byte signed integer where an epoch ms takes
+ * 8. The reader takes the `at` with those low bits nearest to its own clock, exact within 37 hours either
+ * side (header.lua: stateAt, packState). Sent as text, which Lua uses as it is.
  */
+const STATE_SPAN = 2 ** 28;
 export const ledgerState = {
   encode(at: number, started: boolean, status: StatusCode): number {
-    return at * 8 + (started ? 4 : 0) + status;
+    return (at % STATE_SPAN) * 8 + (started ? 4 : 0) + status;
   },
-  decode(state: number): { at: number; started: boolean; status: StatusCode } {
-    return { at: Math.floor(state / 8), started: Math.floor(state / 4) % 2 === 1, status: (state % 4) as StatusCode };
+  decode(state: number, now: number): { at: number; started: boolean; status: StatusCode } {
+    const ref = now + STATE_SPAN / 2;
+    const low = Math.floor(state / 8);
+    return { at: ref - (((ref - low) % STATE_SPAN) + STATE_SPAN) % STATE_SPAN, started: Math.floor(state / 4) % 2 === 1, status: (state % 4) as StatusCode };
   },
 };
 

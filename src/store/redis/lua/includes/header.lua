@@ -8,7 +8,7 @@
 --   [10] skewToleranceMs          [11…] the op's own arguments
 -- provides: prefix, op, now, pendingTimeout, horizon, retention, lastNMax, failuresMax, ledgerShards, zsetShards, skew, OP_ARGS,
 --           PENDING, FAILURE, SUCCESS, ACCEPTED, DUPLICATE, CORRECTED, forgetBefore, keepFrom,
---           retentionTtlSec, idiv, int, split, secondTtlSec, keepFor
+--           retentionTtlSec, idiv, int, split, secondTtlSec, keepFor, stateAt, packState
 -- requires: (nothing)
 local prefix = KEYS[1]
 local op = ARGV[1]
@@ -36,6 +36,19 @@ local retentionTtlSec = math.ceil(retention / 1000) + 60
 -- would make several of them for every outcome. Exact for integers below 2^53 (% is floored in Lua).
 local function idiv(a, b)
   return (a - a % b) / b
+end
+
+-- A ledger state is `at mod 2^28` · 8 + started · 4 + status (layouts.ts, ledgerState): below 2^31, so
+-- Redis keeps it as a 4-byte integer instead of 8. Its `at` is the time with those low bits nearest to
+-- now: exact within 37 hours either side, whatever the writers' clocks, and no state lives that long (a
+-- ledger entry is dropped or expires within a few periods, at most 2 h 10 min each plus skew).
+local STATE_SPAN = 268435456 -- 2^28
+local stateRef = now + STATE_SPAN / 2
+local function stateAt(state)
+  return stateRef - (stateRef - idiv(state, 8)) % STATE_SPAN
+end
+local function packState(at, started, status)
+  return (at % STATE_SPAN) * 8 + started * 4 + status
 end
 
 -- Lua 5.1 prints numbers with 14 significant digits; %d keeps epoch ms and scores exact.

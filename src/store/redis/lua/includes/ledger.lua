@@ -1,9 +1,9 @@
 -- The request ledger (strategies `buckets` and `zset-sharded`): what each request last did, for exact
 -- dedup over the dedup horizon, in `ledgerShards` small hashes `l:<shard>` by hash(id), their keys
 -- sent by the client with each outcome (`o.ledgerKey`, built in keys/stats.ts). Small hashes
--- keep Redis's listpack encoding (≈ 35 B an entry, against ≈ 100 B in one big hash and ≈ 150 B in a
--- sorted set). Value: at * 8 + started * 4 + status, one integer (at most 14 digits, exact as text;
--- ledgerState in layouts.ts).
+-- keep Redis's listpack encoding (≈ 31 B an entry, against ≈ 100 B in one big hash and ≈ 150 B in a
+-- sorted set). Value: the request's state, one integer below 2^31 (header.lua's packState; ledgerState
+-- in layouts.ts).
 --
 -- The common case — a request never seen — costs one call: HSETNX both looks up and writes, made by
 -- the record loop itself (writeIfNew). An entry whose `at` is past the horizon is forgotten, and the
@@ -16,7 +16,7 @@
 -- before this one began, so every entry's `at` (at most that write's `now` + skew) is before
 -- `forgetBefore`; and its TTL ended a minute into this period, so it is gone, or nearly.
 -- provides: CLAIM_SAVES_STATE, ledgerBitmapKeys, startLedgerChannel, writeIfNew, claim, lookup, saveState, forget, markStarted
--- requires: horizon, skew, now, prefix, int, idiv, forgetBefore, chunked, ledgerShards
+-- requires: horizon, skew, now, prefix, int, idiv, forgetBefore, chunked, ledgerShards, stateAt, packState
 local periodLength = horizon + skew
 local periodNow = math.floor(now / periodLength)
 local ledgerTtlSec = math.ceil(((periodNow + 2) * periodLength - now) / 1000) + 60
@@ -58,7 +58,7 @@ end
 
 local function decode(raw)
   local v = tonumber(raw)
-  return v % 4, idiv(v, 8), idiv(v, 4) % 2
+  return v % 4, stateAt(v), idiv(v, 4) % 2
 end
 
 -- Before the shard's first write of the period: drops its forgotten entries.
@@ -68,7 +68,7 @@ local function cleanShard(shard, key)
   if not bitSet(previousBits, shard) then return end
   local flat, gone = redis.call('HGETALL', key), {}
   for i = 1, #flat, 2 do
-    if idiv(tonumber(flat[i + 1]), 8) < forgetBefore then gone[#gone + 1] = flat[i] end
+    if stateAt(tonumber(flat[i + 1])) < forgetBefore then gone[#gone + 1] = flat[i] end
   end
   if #gone > 0 and #gone == #flat / 2 then
     redis.call('DEL', key) -- all forgotten: one call, where HDEL would delete entry by entry
@@ -132,7 +132,7 @@ local function lookup(o)
 end
 
 local function saveState(o, status, at, started)
-  writeShard(o.shard, o.ledgerKey, 'HSET', o.id, at * 8 + started * 4 + status)
+  writeShard(o.shard, o.ledgerKey, 'HSET', o.id, packState(at, started, status))
 end
 
 -- Nothing to forget: a forgotten request's ledger entry is simply overwritten by its next life (claim

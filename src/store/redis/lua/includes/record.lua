@@ -4,7 +4,7 @@
 -- (count-buckets.lua); N, then 7 values per outcome (ops.lua names them). Returns one character per
 -- outcome (0 accepted, 1 duplicate, 2 corrected) and the position after the part.
 -- provides: recordSection
--- requires: addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE, noteFailure, idiv, ACCEPTED, apply
+-- requires: addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE, noteFailure, ACCEPTED, apply, stateAt
 local function recordSection(batch, i)
   -- Values per client count and per outcome: recordBatch in layouts.ts.
   local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 7
@@ -33,10 +33,10 @@ local function recordSection(batch, i)
       -- Most outcomes: a request never seen, ending now, and counted by the client already. What
       -- apply() would do, without building the outcome or making its calls: ≈ 0.25 µs of Redis
       -- CPU less per outcome (docs/benchmarks.md).
-      if status == FAILURE then noteFailure(id, code, idiv(tonumber(newState), 8)) end
+      if status == FAILURE then noteFailure(id, code, stateAt(tonumber(newState))) end
       codes[n] = ACCEPTED
     else
-      o.id, o.code, o.newState, o.status, o.at = id, code, newState, status, idiv(tonumber(newState), 8)
+      o.id, o.code, o.newState, o.status, o.at = id, code, newState, status, stateAt(tonumber(newState))
       o.shard, o.ledgerKey, o.series = shard, ledgerKey, groups[batch[k + 6]]
       o.countedByClient = CLIENT_COUNTS and status ~= PENDING
       codes[n] = apply(o, written)
