@@ -9,18 +9,14 @@
 -- `o.countedByClient`).
 -- provides: CLIENT_COUNTS, addClientCounts, countTerminal, flushTerminal, readTerminal, readMinuteTerminal
 -- requires: keepFrom, idiv, SUCCESS, forgetBefore, tallySecond, TERMINAL_TALLY, SUCCESSES, FAILURES,
---           appendDetail, sumTally, minuteTally
+--           appendDetail, sumTally, minuteTally, childOf
 local CLIENT_COUNTS = true
 local gathered, gatheredList = {}, {}
 local cachedList, cachedSec, cachedGathered
 
 local function gatherFor(seriesList, sec)
   if seriesList ~= cachedList or sec ~= cachedSec then
-    local bySecond = gathered[seriesList]
-    if not bySecond then
-      bySecond = {}
-      gathered[seriesList] = bySecond
-    end
+    local bySecond = childOf(gathered, seriesList)
     local g = bySecond[sec]
     if not g then
       g = { series = seriesList, sec = sec, s = 0, f = 0, n = 0 }

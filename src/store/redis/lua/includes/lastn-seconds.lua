@@ -10,7 +10,7 @@
 -- so this strategy has no addLastN/removeLastN/flushLastN (the sorted-set strategies' hooks).
 -- provides: appendDetail, readLastN
 -- requires: prefix, int, idiv, queueAppend, now, forgetBefore, minuteTally, TERMINAL_TALLY, SUCCESSES, FAILURES,
---           minuteSeconds, bucketKey
+--           minuteSeconds, bucketKey, childOf
 local function detailKey(series, sec)
   return prefix .. 'd:' .. series .. ':' .. int(sec)
 end
@@ -28,11 +28,7 @@ end
 -- The part of a minute's detail key after the channel prefix, the same for every channel of a call.
 local minuteDetailParts = {}
 local function minuteDetailPart(series, minute)
-  local byMinute = minuteDetailParts[series]
-  if not byMinute then
-    byMinute = {}
-    minuteDetailParts[series] = byMinute
-  end
+  local byMinute = childOf(minuteDetailParts, series)
   local part = byMinute[minute]
   if not part then
     part = 'dm:' .. series .. ':' .. int(minute)

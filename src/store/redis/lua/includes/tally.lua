@@ -15,7 +15,7 @@
 -- nothing from sums being equal (windows-delta.lua).
 -- provides: TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, tallySecond,
 --           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally, REV_KEY,
---           secondFields, PENDING_MARK, resetTallyCursor, WRITES_KEY, NEGATIVE_MARK
+--           secondFields, PENDING_MARK, resetTallyCursor, WRITES_KEY, NEGATIVE_MARK, childOf
 -- requires: prefix, int, keepFrom, idiv, retentionTtlSec, now, retention
 local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
 local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
