@@ -119,8 +119,8 @@ export class PackWriter {
 
   /**
    * A non-negative integer as its decimal text, without making the string first. Every outcome sends one
-   * of 14 digits: the digits are cut from two halves of at most 8 digits each, in int32 arithmetic,
-   * instead of one floating-point division per digit.
+   * (its ledger state, up to 10 digits): the digits are cut from two halves of at most 8 digits each, in
+   * int32 arithmetic, instead of one floating-point division per digit.
    */
   decimal(v: number): this {
     this.room(2 + 16);

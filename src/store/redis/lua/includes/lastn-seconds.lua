@@ -21,10 +21,6 @@ end
 -- this many bytes are quiet; a second's records may be in both keys, and reads take both.
 local QUIET_DETAIL_BYTES = 64
 
-local function minuteDetailKey(series, minute)
-  return prefix .. 'dm:' .. series .. ':' .. int(minute)
-end
-
 -- The part of a minute's detail key after the channel prefix, the same for every channel of a call.
 local minuteDetailParts = {}
 local function minuteDetailPart(series, minute)
@@ -35,6 +31,10 @@ local function minuteDetailPart(series, minute)
     byMinute[minute] = part
   end
   return part
+end
+
+local function minuteDetailKey(series, minute)
+  return prefix .. minuteDetailPart(series, minute)
 end
 
 -- Adds records (2 bytes each) to one second's detail, written at the end of the call (appends.lua).
@@ -53,7 +53,7 @@ local function appendDetail(series, sec, records)
     tagged = table.concat(parts)
   end
   -- Kept while the minute's last second is within the horizon.
-  queueAppend(prefix .. minuteDetailPart(series, minute), minute * 60 + 59, tagged)
+  queueAppend(minuteDetailKey(series, minute), minute * 60 + 59, tagged)
 end
 
 local function countRecord(success, failure, record)

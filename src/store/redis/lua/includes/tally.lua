@@ -33,8 +33,12 @@ local written, pendingWritten, lateWritten = {}, {}, {}
 
 -- Every tally key is `<prefix><kind>:<series>:<minute or block>`: a read builds the part before the number
 -- once per series (sumTally), a write the whole key (bucketKey).
+local function seriesPart(kind, series)
+  return kind .. ':' .. series .. ':'
+end
+
 local function seriesKeyBase(kind, series)
-  return prefix .. kind .. ':' .. series .. ':'
+  return prefix .. seriesPart(kind, series)
 end
 
 local function bucketKey(kind, series, minute)
@@ -71,8 +75,8 @@ local function partsOf(kind, series, minute)
   local parts = byMinute[minute]
   if not parts then
     local block = idiv(minute, BLOCK_MINUTES)
-    parts = { minute = kind .. ':' .. series .. ':' .. int(minute), endSec = minute * 60 + 60,
-      block = blockKinds[kind] .. ':' .. series .. ':' .. int(block), blockEndSec = (block + 1) * BLOCK_MINUTES * 60 }
+    parts = { minute = seriesPart(kind, series) .. int(minute), endSec = minute * 60 + 60,
+      block = seriesPart(blockKinds[kind], series) .. int(block), blockEndSec = (block + 1) * BLOCK_MINUTES * 60 }
     byMinute[minute] = parts
   end
   return parts
