@@ -86,7 +86,7 @@ export interface StatsStore {
    */
   recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]>;
   /**
-   * `recordBatch` of several channels in as few store calls as the keys allow (one per slot on a
+   * `recordBatch` of several channels in as few store calls as the keys allow (one per node on a
    * cluster): `result[i]` is what `recordBatch(batches[i].channel, batches[i].outcomes, …)` answers.
    * Channels must be distinct. Rejects as a whole when any call fails.
    */

@@ -80,6 +80,11 @@ export class RedisConnection {
     return this.kind === 'cluster';
   }
 
+  /** The address of the master serving `slot` as the client last heard ('' off a cluster, or while unknown). */
+  masterOfSlot(slot: number): string {
+    return this.kind === 'cluster' ? ((this.client as RedisClusterType).slots[slot]?.master.address ?? '') : '';
+  }
+
   /** Returns at once and connects in the background, unless `connectTimeoutMs` asks to wait for Redis. */
   static async connect(options: RedisConnectionOptions): Promise<RedisConnection> {
     const target = parseRedisTarget(options.url, options.cluster);

@@ -1,6 +1,6 @@
 // How record batches travel to the `buckets`/`zset`/`zset-sharded` scripts: each channel's outcomes as
 // one part of a MessagePack array (the layout record.lua reads), and several channels' parts in one
-// `record-many` call where their keys share a slot. At low volume per channel a batch of 500 outcomes
+// `record-many` call where their keys are on one node. At low volume per channel a batch of 500 outcomes
 // brings each channel one or two, and a script call per channel cost more Redis CPU than the outcomes
 // (docs/benchmarks.md, the volume sweep).
 import { ledgerKey } from '../keys/stats.js';
@@ -10,7 +10,7 @@ import { ledgerState } from './layouts.js';
 import type { PackWriter } from './msgpack.js';
 
 /**
- * Limits of one `record-many` call. Lua's unpack() of the keys stops near 8,000 values. Redis runs
+ * Limits of one `record-many` call. Lua's unpack() of the prefixes stops near 8,000 values. Redis runs
  * nothing else while a call runs: 5,000 outcomes is the recorder's largest batch, which one channel's
  * call could already carry. (1,000 a call measured no better: Redis CPU the same within the noise, ingest
  * lower in two alternating runs of the classic traffic.)

@@ -1,5 +1,6 @@
-// Which channels travel in one script call: a call's keys must share a slot on a cluster (all share one on a
-// single server), and a call is bounded, since Redis runs nothing else while it runs.
+// Which channels travel in one script call: a call's keys must be on one node of a cluster, and some
+// calls' keys in one slot (every key is on the one node of a single server), and a call is bounded,
+// since Redis runs nothing else while it runs.
 
 export interface CallLimits {
   channels: number;
@@ -7,17 +8,17 @@ export interface CallLimits {
   outcomes: number;
 }
 
-/** Indexes of `sizes` (outcomes per channel, 0 for a read) per call: channels of one slot together, in order. */
-export function slotCalls(sizes: number[], slotOf: (index: number) => number, limits: CallLimits): number[][] {
-  const open = new Map<number, { indexes: number[]; outcomes: number }>();
+/** Indexes of `sizes` (outcomes per channel, 0 for a read) per call: channels of one group (a slot, a node) together, in order. */
+export function slotCalls(sizes: number[], groupOf: (index: number) => number | string, limits: CallLimits): number[][] {
+  const open = new Map<number | string, { indexes: number[]; outcomes: number }>();
   const calls: number[][] = [];
   sizes.forEach((size, i) => {
-    const slot = slotOf(i);
-    let call = open.get(slot);
+    const group = groupOf(i);
+    let call = open.get(group);
     if (call && (call.indexes.length >= limits.channels || call.outcomes + size > limits.outcomes)) call = undefined;
     if (!call) {
       call = { indexes: [], outcomes: 0 };
-      open.set(slot, call);
+      open.set(group, call);
       calls.push(call.indexes);
     }
     call.indexes.push(i);

@@ -1,6 +1,6 @@
 // The Redis engine of the success-rate port: one Lua call per channel and operation, except the record of
-// many channels' batches (recordCalls.ts) and the read of many channels' windows (one call per 50
-// channels), each per slot on a cluster.
+// many channels' batches (recordCalls.ts; per node on a cluster) and the read of many channels' windows
+// (one call per 50 channels; per slot on a cluster).
 import type { FailedRequest, MinuteCounts } from '../../types.js';
 import { channelPrefix, channelsKey, epochKey } from '../keys/stats.js';
 import { clusterSlot } from '../keys/clusterSlot.js';
@@ -26,6 +26,11 @@ function codesOf(reply: RedisReply | undefined): RecordCode[] {
   const codes = new Array<RecordCode>(text.length);
   for (let i = 0; i < text.length; i++) codes[i] = (text.charCodeAt(i) - 48) as RecordCode;
   return codes;
+}
+
+/** The errors of a call whose keys are on a node that no longer serves all their slots. */
+function slotMoved(err: unknown): boolean {
+  return err instanceof Error && /non local key|^(MOVED|ASK|TRYAGAIN|CROSSSLOT)\b/.test(err.message);
 }
 
 /** `count` windows' counts from a `windows` reply, four numbers each, starting at window `first`. */
@@ -81,25 +86,48 @@ export class RedisStatsStore implements StatsStore {
     // Only `buckets` has record-many (its includes switch channels within a call; the sorted-set
     // strategies keep per-channel state of the call's first key).
     const calls = s.strategy === 'buckets'
-      ? slotCalls(batches.map((b) => b.outcomes.length), (i) => this.slotOf(batches[i]!.channel), recordManyLimits)
+      ? slotCalls(batches.map((b) => b.outcomes.length), (i) => this.nodeOf(batches[i]!.channel), recordManyLimits)
       : batches.map((_, i) => [i]);
     // Issued together: the client pipelines the calls of each node.
-    await Promise.all(
-      calls.map(async (indexes) => {
-        if (indexes.length === 1) {
-          const { channel, outcomes } = batches[indexes[0]!]!;
-          results[indexes[0]!] = await this.writeBatch(channel, outcomes, now, timeoutMs);
-          return;
-        }
-        const prefixes = indexes.map((i) => channelPrefix(s.namespace, batches[i]!.channel));
-        const w = new PackWriter(indexes.reduce((sum, i) => sum + batches[i]!.outcomes.length, 0) * 64);
-        indexes.forEach((i, c) => packRecordPart(w, prefixes[c]!, batches[i]!.outcomes, now, s));
-        const reply = (await this.redis.runScript(this.script, prefixes, [...channelScriptArgs('record-many', now, s), w.finish()], timeoutMs)) as string[];
-        indexes.forEach((i, c) => (results[i] = codesOf(reply[c])));
-      }),
-    );
+    await Promise.all(calls.map((indexes) => this.recordTogether(batches, indexes, results, now, timeoutMs)));
     if (this.replay) for (const b of batches) this.replay.remember(b.channel, b.outcomes, now);
     return results;
+  }
+
+  /**
+   * One `record-many` call for the channels of `indexes`, which the client's slot map puts on one node.
+   * When the node no longer serves one of their slots (a resharding), the call fails before it writes
+   * anything, and they go again, a call per slot, which the client redirects.
+   */
+  private async recordTogether(batches: ChannelBatch[], indexes: number[], results: RecordCode[][], now: number, timeoutMs: number): Promise<void> {
+    if (indexes.length === 1) {
+      const { channel, outcomes } = batches[indexes[0]!]!;
+      results[indexes[0]!] = await this.writeBatch(channel, outcomes, now, timeoutMs);
+      return;
+    }
+    const s = this.settings;
+    const bySlot = new Map<number, number[]>();
+    for (const i of indexes) {
+      const slot = this.slotOf(batches[i]!.channel);
+      const ofSlot = bySlot.get(slot);
+      if (ofSlot) ofSlot.push(i);
+      else bySlot.set(slot, [i]);
+    }
+    const slots = [...bySlot.values()];
+    const ordered = slots.flat();
+    const prefixes = ordered.map((i) => channelPrefix(s.namespace, batches[i]!.channel));
+    const w = new PackWriter(ordered.reduce((sum, i) => sum + batches[i]!.outcomes.length, 0) * 64);
+    ordered.forEach((i, c) => packRecordPart(w, prefixes[c]!, batches[i]!.outcomes, now, s));
+    const args = [...channelScriptArgs('record-many', now, s), w.finish(), slots.length, ...slots.map((g) => g.length), ...prefixes];
+    let reply: string[];
+    try {
+      reply = (await this.redis.runScript(this.script, [prefixes[0]!], args, timeoutMs)) as string[];
+    } catch (err) {
+      if (slots.length === 1 || !slotMoved(err)) throw err;
+      await Promise.all(slots.map((slotIndexes) => this.recordTogether(batches, slotIndexes, results, now, timeoutMs)));
+      return;
+    }
+    ordered.forEach((i, c) => (results[i] = codesOf(reply[c])));
   }
 
   private async writeBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
@@ -110,6 +138,12 @@ export class RedisStatsStore implements StatsStore {
 
   private slotOf(channel: string): number {
     return this.redis.isCluster ? clusterSlot(channelPrefix(this.settings.namespace, channel)) : 0;
+  }
+
+  /** The node a channel's keys are on, as the client's slot map has it: its slot while the map does not say. */
+  private nodeOf(channel: string): string | number {
+    const slot = this.slotOf(channel);
+    return this.redis.masterOfSlot(slot) || slot;
   }
 
   async readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]> {

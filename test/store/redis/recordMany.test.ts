@@ -1,5 +1,5 @@
 // record-many (strategy buckets): several channels' batches in one script call (on a cluster, those of
-// one slot) answer and store what one call per channel does, and every key the calls write has a TTL.
+// one node) answer and store what one call per channel does, and every key the calls write has a TTL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashId } from '../../../src/stats/hash.js';
 import { clusterSlot } from '../../../src/store/keys/clusterSlot.js';
@@ -107,5 +107,34 @@ describe('record-many on a cluster', () => {
     const { keys, untimed } = await untimedKeys(conn, 'cl-shared');
     expect(keys).toBeGreaterThan(10);
     expect(untimed).toEqual([]);
+  });
+
+  it('records the channels of every slot of a node in one call', async () => {
+    const scriptCalls = async () => {
+      const infos = (await conn.onEveryMaster(['INFO', 'commandstats'])) as string[];
+      return infos.reduce((sum, info) => sum + [...info.matchAll(/cmdstat_eval(?:sha)?:calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0), 0);
+    };
+    const store = new RedisStatsStore(conn, resolveSettings({ namespace: 'nodes' }));
+    const channels = Array.from({ length: 30 }, (_, i) => `node-${i}`);
+    expect(new Set(channels.map((c) => clusterSlot(channelPrefix('nodes', c)))).size).toBe(30);
+    const record = (requestId: string) => store.recordBatches(channels.map((channel) => ({ channel, outcomes: [outcome(requestId, StatusCode.Success, now)] })), now, 5_000);
+    await record('first'); // every node learns the script (a first EVALSHA each, then EVAL)
+    const before = await scriptCalls();
+    expect(await record('second')).toEqual(channels.map(() => [0]));
+    expect((await scriptCalls()) - before).toBeLessThanOrEqual(3); // the cluster's three masters
+  });
+
+  it('sends the channels again a slot a call when the client maps slots to the wrong node, none counted twice', async () => {
+    // A client whose slot map puts every slot on one node, as a stale map would after a resharding.
+    const stale = await RedisConnection.connect({ url: cluster.urls.join(',') });
+    stale.masterOfSlot = () => 'one node';
+    try {
+      const quiet = Array.from({ length: 6 }, (_, i) => `moved-${i}`);
+      const masters = new Set(['hot', ...quiet].map((c) => conn.masterOfSlot(clusterSlot(channelPrefix('any', c)))));
+      expect(masters.size).toBeGreaterThan(1);
+      await expectSameAsOneByOne(stale, 'stale', ['hot', ...quiet]);
+    } finally {
+      await stale.close();
+    }
   });
 });
