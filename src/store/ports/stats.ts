@@ -95,7 +95,7 @@ export interface StatsStore {
   readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]>;
   /**
    * `readWindows` of many channels' series at once, in as few store calls as the keys allow (one script
-   * call per chunk of channels; per slot on a cluster): `result[i][j]` is exactly what
+   * call per chunk of channels; per node on a cluster): `result[i][j]` is exactly what
    * `readWindows(reads[i].channel, reads[i].series[j], windowsSec, now)` answers.
    */
   readWindowsMany(reads: ChannelSeries[], windowsSec: number[], now: number): Promise<WindowCounts[][][]>;

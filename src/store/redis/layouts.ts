@@ -63,6 +63,14 @@ export function channelScriptArgs(op: string, now: number, settings: EngineSetti
   return args;
 }
 
+/**
+ * The channels of an op for several (record-many, windows-many, windows-delta; header.lua's channelList):
+ * the number of slots, each slot's count of channels, then their prefixes, a slot's together.
+ */
+export function channelListArgs(prefixesBySlot: string[][]): Array<string | number> {
+  return [prefixesBySlot.length, ...prefixesBySlot.map((slot) => slot.length), ...prefixesBySlot.flat()];
+}
+
 /** The `record` op's MessagePack batch (ops.lua): values per client count, then per outcome. */
 export const recordBatch = {
   clientCountValues: ['seriesGroup', 'second', 'successes', 'failures', 'records'],

@@ -1,17 +1,17 @@
 // The Redis engine of the success-rate port: one Lua call per channel and operation, except the record of
-// many channels' batches (recordCalls.ts; per node on a cluster) and the read of many channels' windows
-// (one call per 50 channels; per slot on a cluster).
+// many channels' batches (recordCalls.ts) and the read of many channels' windows (one call per 50
+// channels), each per node on a cluster.
 import type { FailedRequest, MinuteCounts } from '../../types.js';
 import { channelPrefix, channelsKey, epochKey } from '../keys/stats.js';
 import { clusterSlot } from '../keys/clusterSlot.js';
 import { type ChannelBatch, type ChannelSeries, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
-import { channelScriptArgs } from './layouts.js';
+import { channelListArgs, channelScriptArgs } from './layouts.js';
 import { FailoverReplay } from './failoverReplay.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
 import { AHEAD_SECONDS, FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './windowsCarry.js';
 import { packRecordPart, recordManyLimits } from './recordCalls.js';
-import { slotCalls } from './slotCalls.js';
+import { nodeCalls } from './nodeCalls.js';
 import { loadScript, type LuaScript } from './scripts.js';
 
 const scriptFiles = {
@@ -86,7 +86,7 @@ export class RedisStatsStore implements StatsStore {
     // Only `buckets` has record-many (its includes switch channels within a call; the sorted-set
     // strategies keep per-channel state of the call's first key).
     const calls = s.strategy === 'buckets'
-      ? slotCalls(batches.map((b) => b.outcomes.length), (i) => this.nodeOf(batches[i]!.channel), recordManyLimits)
+      ? nodeCalls(batches.map((b) => b.outcomes.length), (i) => this.nodeOf(batches[i]!.channel), recordManyLimits)
       : batches.map((_, i) => [i]);
     // Issued together: the client pipelines the calls of each node.
     await Promise.all(calls.map((indexes) => this.recordTogether(batches, indexes, results, now, timeoutMs)));
@@ -106,28 +106,34 @@ export class RedisStatsStore implements StatsStore {
       return;
     }
     const s = this.settings;
-    const bySlot = new Map<number, number[]>();
-    for (const i of indexes) {
-      const slot = this.slotOf(batches[i]!.channel);
-      const ofSlot = bySlot.get(slot);
-      if (ofSlot) ofSlot.push(i);
-      else bySlot.set(slot, [i]);
-    }
-    const slots = [...bySlot.values()];
+    const slots = this.bySlot(indexes, (i) => batches[i]!.channel);
     const ordered = slots.flat();
-    const prefixes = ordered.map((i) => channelPrefix(s.namespace, batches[i]!.channel));
+    const prefixesBySlot = slots.map((slot) => slot.map((i) => channelPrefix(s.namespace, batches[i]!.channel)));
+    const prefixes = prefixesBySlot.flat();
     const w = new PackWriter(ordered.reduce((sum, i) => sum + batches[i]!.outcomes.length, 0) * 64);
     ordered.forEach((i, c) => packRecordPart(w, prefixes[c]!, batches[i]!.outcomes, now, s));
-    const args = [...channelScriptArgs('record-many', now, s), w.finish(), slots.length, ...slots.map((g) => g.length), ...prefixes];
+    const channels = channelListArgs(prefixesBySlot);
     let reply: string[];
     try {
-      reply = (await this.redis.runScript(this.script, [prefixes[0]!], args, timeoutMs)) as string[];
+      reply = (await this.redis.runScript(this.script, [prefixes[0]!], [...channelScriptArgs('record-many', now, s), ...channels, w.finish()], timeoutMs)) as string[];
     } catch (err) {
       if (slots.length === 1 || !slotMoved(err)) throw err;
       await Promise.all(slots.map((slotIndexes) => this.recordTogether(batches, slotIndexes, results, now, timeoutMs)));
       return;
     }
     ordered.forEach((i, c) => (results[i] = codesOf(reply[c])));
+  }
+
+  /** `indexes` grouped by their channel's slot, in order of first appearance. */
+  private bySlot(indexes: number[], channelOf: (index: number) => string): number[][] {
+    const slots = new Map<number, number[]>();
+    for (const i of indexes) {
+      const slot = this.slotOf(channelOf(i));
+      const ofSlot = slots.get(slot);
+      if (ofSlot) ofSlot.push(i);
+      else slots.set(slot, [i]);
+    }
+    return [...slots.values()];
   }
 
   private async writeBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
@@ -142,6 +148,7 @@ export class RedisStatsStore implements StatsStore {
 
   /** The node a channel's keys are on, as the client's slot map has it: its slot while the map does not say. */
   private nodeOf(channel: string): string | number {
+    if (!this.redis.isCluster) return 0;
     const slot = this.slotOf(channel);
     return this.redis.masterOfSlot(slot) || slot;
   }
@@ -153,44 +160,50 @@ export class RedisStatsStore implements StatsStore {
 
   async readWindowsMany(reads: ChannelSeries[], windowsSec: number[], now: number): Promise<WindowCounts[][][]> {
     const results = new Array<WindowCounts[][]>(reads.length);
-    const s = this.settings;
-    const carry = s.strategy === 'buckets' && WindowsCarry.applies(windowsSec) ? this.carry : undefined;
-    const toSec = Math.floor(now / 1000);
-    const calls = slotCalls(reads.map(() => 0), (i) => this.slotOf(reads[i]!.channel), { channels: this.channelsPerCall, outcomes: Infinity });
+    const carry = this.settings.strategy === 'buckets' && WindowsCarry.applies(windowsSec) ? this.carry : undefined;
+    const calls = nodeCalls(reads.map(() => 0), (i) => this.nodeOf(reads[i]!.channel), { channels: this.channelsPerCall, outcomes: Infinity });
     // Issued together: the client pipelines the calls of each node.
+    await Promise.all(calls.map((indexes) => this.readTogether(reads, indexes, windowsSec, now, carry, results)));
+    carry?.forgetOlderThan(Math.floor(now / 1000) - MAX_GAP_SECONDS);
+    return results;
+  }
+
+  /** One call reading the channels of `indexes`, on one node; a slot per call when the node has moved one (recordTogether). */
+  private async readTogether(reads: ChannelSeries[], indexes: number[], windowsSec: number[], now: number, carry: WindowsCarry | undefined, results: WindowCounts[][][]): Promise<void> {
+    const s = this.settings;
+    const toSec = Math.floor(now / 1000);
+    const slots = this.bySlot(indexes, (i) => reads[i]!.channel);
+    const ordered = slots.flat();
+    const prefixesBySlot = slots.map((slot) => slot.map((i) => channelPrefix(s.namespace, reads[i]!.channel)));
+    const channels = channelListArgs(prefixesBySlot);
+    const starts = ordered.map((i) => carry?.start(reads[i]!.channel, reads[i]!.series, windowsSec, toSec));
+    const perChannel = ordered.flatMap((i, c) => starts[c]?.args ?? [reads[i]!.series.length, ...reads[i]!.series]);
+    const op = carry ? 'windows-delta' : 'windows-many';
+    const windows = carry ? [windowsSec.length, ...windowsSec, FRESH_SECONDS, MAX_GAP_SECONDS, AHEAD_SECONDS] : [windowsSec.length, ...windowsSec];
+    let reply: Array<Array<string | number> | string>;
+    try {
+      reply = (await this.redis.runScript(this.script, [prefixesBySlot[0]![0]!], [...channelScriptArgs(op, now, s), ...channels, ...windows, ...perChannel])) as typeof reply;
+    } catch (err) {
+      for (const i of ordered) carry?.forget(reads[i]!.channel);
+      if (slots.length === 1 || !slotMoved(err)) throw err;
+      await Promise.all(slots.map((slotIndexes) => this.readTogether(reads, slotIndexes, windowsSec, now, carry, results)));
+      return;
+    }
     await Promise.all(
-      calls.map(async (indexes) => {
-        const keys = indexes.map((i) => channelPrefix(s.namespace, reads[i]!.channel));
-        const starts = indexes.map((i) => carry?.start(reads[i]!.channel, reads[i]!.series, windowsSec, toSec));
-        const perChannel = indexes.flatMap((i, c) => starts[c]?.args ?? [reads[i]!.series.length, ...reads[i]!.series]);
-        const op = carry ? 'windows-delta' : 'windows-many';
-        const windows = carry ? [windowsSec.length, ...windowsSec, FRESH_SECONDS, MAX_GAP_SECONDS, AHEAD_SECONDS] : [windowsSec.length, ...windowsSec];
-        let reply: Array<Array<string | number> | string>;
-        try {
-          reply = (await this.redis.runScript(this.script, keys, [...channelScriptArgs(op, now, s), ...windows, ...perChannel])) as typeof reply;
-        } catch (err) {
-          for (const i of indexes) carry?.forget(reads[i]!.channel);
-          throw err;
+      ordered.map(async (i, c) => {
+        const { channel, series } = reads[i]!;
+        const counts = reply[c]!;
+        // 'sweep': timeouts are due, which only the channel's own call turns into failures (ops.lua).
+        if (typeof counts === 'string') {
+          carry?.forget(channel);
+          results[i] = await Promise.all(series.map((id) => this.readWindows(channel, id, windowsSec, now)));
+        } else {
+          results[i] = carry
+            ? carry.absorb(channel, series, windowsSec, toSec, starts[c]!, counts)
+            : series.map((_, j) => windowsOf(counts as number[], j * windowsSec.length, windowsSec.length));
         }
-        await Promise.all(
-          indexes.map(async (i, c) => {
-            const { channel, series } = reads[i]!;
-            const counts = reply[c]!;
-            // 'sweep': timeouts are due, which only the channel's own call turns into failures (ops.lua).
-            if (typeof counts === 'string') {
-              carry?.forget(channel);
-              results[i] = await Promise.all(series.map((id) => this.readWindows(channel, id, windowsSec, now)));
-            } else {
-              results[i] = carry
-                ? carry.absorb(channel, series, windowsSec, toSec, starts[c]!, counts)
-                : series.map((_, j) => windowsOf(counts as number[], j * windowsSec.length, windowsSec.length));
-            }
-          }),
-        );
       }),
     );
-    carry?.forgetOlderThan(toSec - MAX_GAP_SECONDS);
-    return results;
   }
 
   async readLastN(channel: string, series: string, n: number, now: number) {

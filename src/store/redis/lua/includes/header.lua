@@ -1,5 +1,6 @@
 -- Shared header of the channel scripts. KEYS[1] = `<namespace>:{<channel>}:`, the prefix of every key
--- the script touches (one hash tag, so one Cluster slot; `windows-many` takes one per channel, ops.lua).
+-- the script touches (one hash tag, so one Cluster slot); an op for several channels lists them all in its
+-- arguments (channelList below).
 -- ARGV (channelScriptArgv in layouts.ts):
 --   [1] op: 'record' | 'windows' | 'windows-many' | 'lastn' | 'failures' | 'minutes'
 --   [2] now (epoch ms)            [3] pendingTimeoutMs   [4] horizonMs (dedup)   [5] retentionMs (counts)
@@ -8,7 +9,7 @@
 --   [10] skewToleranceMs          [11…] the op's own arguments
 -- provides: prefix, op, now, pendingTimeout, horizon, retention, lastNMax, failuresMax, ledgerShards, zsetShards, skew, OP_ARGS,
 --           PENDING, FAILURE, SUCCESS, ACCEPTED, DUPLICATE, CORRECTED, forgetBefore, keepFrom,
---           retentionTtlSec, idiv, int, split, secondTtlSec, keepFor, stateAt, packState
+--           retentionTtlSec, idiv, int, split, secondTtlSec, keepFor, stateAt, packState, channelList, eachSlot
 -- requires: (nothing)
 local prefix = KEYS[1]
 local op = ARGV[1]
@@ -80,5 +81,32 @@ local function keepFor(key, ttlSec)
   if not expiring[key] then
     expiring[key] = true
     redis.call('EXPIRE', key, ttlSec)
+  end
+end
+
+-- An op for several channels (record-many, windows-many, windows-delta) names only the first channel's prefix
+-- as its key, so that on a cluster the call goes to that channel's node, and lists them all from ARGV[first]:
+-- S, the number of slots, S channel counts, then the prefixes, a slot's together. A script's own calls may
+-- touch any slot of its node, but one command's keys must share a slot. Returns the prefixes, the counts
+-- and the index of the op's next argument.
+local function channelList(first)
+  local slotCount, sizes, prefixes, total = tonumber(ARGV[first]), {}, {}, 0
+  for s = 1, slotCount do
+    sizes[s] = tonumber(ARGV[first + s])
+    total = total + sizes[s]
+  end
+  for c = 1, total do prefixes[c] = ARGV[first + slotCount + c] end
+  return prefixes, sizes, first + slotCount + total + 1
+end
+
+-- Calls `read(slotPrefixes, offset)` for each slot's channels, prefixes[offset + 1…] being its first: its
+-- multi-key reads go slot by slot. Called before the op writes anything of those channels, a channel whose
+-- slot the node no longer serves fails the call with nothing of theirs written (a read's sweep of the first
+-- channel, in its own slot, may have run: the client's retry finds nothing more due).
+local function eachSlot(prefixes, sizes, read)
+  local offset = 0
+  for _, size in ipairs(sizes) do
+    read({ unpack(prefixes, offset + 1, offset + size) }, offset)
+    offset = offset + size
   end
 end

@@ -10,8 +10,8 @@
 --            Returns one character per outcome: 0 accepted, 1 duplicate, 2 corrected.
 --   windows  ARGV[11] = series, ARGV[12…] = window lengths in seconds.
 --            Returns success, failure, started, pending for each window.
---   windows-many  KEYS = one prefix per channel (one slot on a cluster: the caller groups them).
---            ARGV[11] = W, ARGV[12…11+W] = window lengths in seconds, then per channel S and its S series.
+--   windows-many  ARGV[11…] = the channels (header.lua's channelList), then W, W window lengths in
+--            seconds, then per channel S and its S series.
 --            Returns per channel what `windows` returns for each of its series, one after the other; or
 --            'sweep' for a channel past the first with pending requests past their deadline, which only
 --            that channel's own call turns into failures (outcome.lua's keys are KEYS[1]'s): the caller
@@ -22,7 +22,7 @@
 --            Returns success, failure, started for each minute.
 -- provides: (nothing)
 -- requires: sweepTimeouts, op, OP_ARGS, recordSection, flushWrites, now, readTerminal, sumTally, PENDING_TALLY,
---           STARTED, OPEN_PENDING, readLastN, readFailures, readMinuteTerminal, minuteTally, prefix, int
+--           STARTED, OPEN_PENDING, readLastN, readFailures, readMinuteTerminal, minuteTally, prefix, int, channelList
 sweepTimeouts()
 
 if op == 'record' then
@@ -53,12 +53,13 @@ if op == 'windows' then
 end
 
 if op == 'windows-many' then
-  local toSec, windowCount, fromSecs = math.floor(now / 1000), tonumber(ARGV[OP_ARGS]), {}
-  for w = 1, windowCount do fromSecs[w] = toSec - tonumber(ARGV[OP_ARGS + w]) + 1 end
-  local out, k = {}, OP_ARGS + windowCount + 1
-  for c = 1, #KEYS do
+  local prefixes, _, first = channelList(OP_ARGS)
+  local toSec, windowCount, fromSecs = math.floor(now / 1000), tonumber(ARGV[first]), {}
+  for w = 1, windowCount do fromSecs[w] = toSec - tonumber(ARGV[first + w]) + 1 end
+  local out, k = {}, first + windowCount + 1
+  for c = 1, #prefixes do
     -- Every read include builds its keys from `prefix` when called, so re-pointing it reads channel c.
-    prefix = KEYS[c]
+    prefix = prefixes[c]
     local seriesCount = tonumber(ARGV[k])
     if c > 1 and #redis.call('ZRANGEBYSCORE', prefix .. 'pend', '-inf', int(now), 'LIMIT', 0, 1) > 0 then
       out[c] = 'sweep'

@@ -8,9 +8,8 @@
 -- reader whose `rev` differs reads whole again. Every call writing counts changes the channel's `wr`: while
 -- it is unchanged, the fresh seconds the reader holds (read AHEAD seconds past its second, for writes dated
 -- ahead of its clock) are still what Redis holds, and the call reads none of them.
---   KEYS = one prefix per channel (one slot on a cluster: the caller groups them).
---   ARGV[11] = W, ARGV[12…11+W] = window lengths in seconds, ARGV[12+W] = FRESH seconds, ARGV[13+W] = the
---   most seconds a previous read may be old to carry over, ARGV[14+W] = AHEAD seconds, then per channel:
+--   ARGV[11…] = the channels (header.lua's channelList), then W, W window lengths in seconds, FRESH seconds,
+--   the most seconds a previous read may be old to carry over, AHEAD seconds, then per channel:
 --   the second of the reader's previous read (0: none), the `rev` and `wr` it saw, the last second whose
 --   fresh counts it holds (0: none), S, and per series its id and W characters, '1' where that window may
 --   have counts among the seconds leaving it ('0': the reader infers there are none from its sums, which
@@ -23,7 +22,7 @@
 --   then, except for 'q', M and the counts of M seconds from the oldest fresh one on, `width` numbers each
 --   (success, failure, then started, pending), the seconds after them up to AHEAD seconds ahead all zeros.
 -- provides: (nothing)
--- requires: op, OP_ARGS, now, prefix, idiv, sweepTimeouts, flushWrites, sumTally, anyPendingIn, int,
+-- requires: op, OP_ARGS, now, prefix, idiv, sweepTimeouts, flushWrites, sumTally, anyPendingIn, int, channelList, eachSlot,
 --           TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, REV_KEY,
 --           WRITES_KEY, NEGATIVE_MARK, secondFields, PENDING_MARK
 if op == 'windows-delta' then
@@ -52,10 +51,11 @@ if op == 'windows-delta' then
     return a, b
   end
 
-  local toSec, windowCount, windows = math.floor(now / 1000), tonumber(ARGV[OP_ARGS]), {}
-  for w = 1, windowCount do windows[w] = tonumber(ARGV[OP_ARGS + w]) end
-  local fresh, maxGap = tonumber(ARGV[OP_ARGS + windowCount + 1]), tonumber(ARGV[OP_ARGS + windowCount + 2])
-  local ahead = tonumber(ARGV[OP_ARGS + windowCount + 3])
+  local prefixes, sizes, first = channelList(OP_ARGS)
+  local toSec, windowCount, windows = math.floor(now / 1000), tonumber(ARGV[first]), {}
+  for w = 1, windowCount do windows[w] = tonumber(ARGV[first + w]) end
+  local fresh, maxGap = tonumber(ARGV[first + windowCount + 1]), tonumber(ARGV[first + windowCount + 2])
+  local ahead = tonumber(ARGV[first + windowCount + 3])
   local settledTo = toSec - fresh
 
   -- The windows whose leaving seconds [prevSec - length + 1, toSec - length] are read: those `leaving` marks
@@ -135,18 +135,22 @@ if op == 'windows-delta' then
     return reply, k + 5 + 2 * seriesCount
   end
 
-  -- Every channel's marks in one MGET, and one EXISTS for all their pending sets: most have none.
-  local markKeys = {}
-  for c = 1, #KEYS do
-    local p, at = KEYS[c], 4 * c - 4
-    markKeys[at + 1], markKeys[at + 2], markKeys[at + 3], markKeys[at + 4] = p .. REV_KEY, p .. WRITES_KEY, p .. PENDING_MARK, p .. NEGATIVE_MARK
-  end
-  local marks = redis.call('MGET', unpack(markKeys))
-  local anyPending = #KEYS > 1 and anyPendingIn(KEYS)
-  local out, k = {}, OP_ARGS + windowCount + 4
-  for c = 1, #KEYS do
-    prefix = KEYS[c]
-    if anyPending and c > 1 and #redis.call('ZRANGEBYSCORE', prefix .. 'pend', '-inf', int(now), 'LIMIT', 0, 1) > 0 then
+  -- Each slot's channels' marks in one MGET, and one EXISTS for all their pending sets: most have none.
+  local marks, anyPending = {}, {}
+  eachSlot(prefixes, sizes, function(slotPrefixes, offset)
+    local markKeys = {}
+    for c, p in ipairs(slotPrefixes) do
+      local at = 4 * c - 4
+      markKeys[at + 1], markKeys[at + 2], markKeys[at + 3], markKeys[at + 4] = p .. REV_KEY, p .. WRITES_KEY, p .. PENDING_MARK, p .. NEGATIVE_MARK
+    end
+    local got, pending = redis.call('MGET', unpack(markKeys)), anyPendingIn(slotPrefixes)
+    for i = 1, #got do marks[4 * offset + i] = got[i] end
+    for c = 1, #slotPrefixes do anyPending[offset + c] = pending end
+  end)
+  local out, k = {}, first + windowCount + 4
+  for c = 1, #prefixes do
+    prefix = prefixes[c]
+    if anyPending[c] and c > 1 and #redis.call('ZRANGEBYSCORE', prefix .. 'pend', '-inf', int(now), 'LIMIT', 0, 1) > 0 then
       out[c] = 'sweep'
       k = k + 5 + 2 * tonumber(ARGV[k + 4])
     else

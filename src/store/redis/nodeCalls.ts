@@ -1,6 +1,5 @@
-// Which channels travel in one script call: a call's keys must be on one node of a cluster, and some
-// calls' keys in one slot (every key is on the one node of a single server), and a call is bounded,
-// since Redis runs nothing else while it runs.
+// Which channels travel in one script call: a call's keys must be on one node of a cluster (every key is
+// on the one node of a single server), and a call is bounded, since Redis runs nothing else while it runs.
 
 export interface CallLimits {
   channels: number;
@@ -8,17 +7,17 @@ export interface CallLimits {
   outcomes: number;
 }
 
-/** Indexes of `sizes` (outcomes per channel, 0 for a read) per call: channels of one group (a slot, a node) together, in order. */
-export function slotCalls(sizes: number[], groupOf: (index: number) => number | string, limits: CallLimits): number[][] {
+/** Indexes of `sizes` (outcomes per channel, 0 for a read) per call: channels of one node together, in order. */
+export function nodeCalls(sizes: number[], nodeOf: (index: number) => number | string, limits: CallLimits): number[][] {
   const open = new Map<number | string, { indexes: number[]; outcomes: number }>();
   const calls: number[][] = [];
   sizes.forEach((size, i) => {
-    const group = groupOf(i);
-    let call = open.get(group);
+    const node = nodeOf(i);
+    let call = open.get(node);
     if (call && (call.indexes.length >= limits.channels || call.outcomes + size > limits.outcomes)) call = undefined;
     if (!call) {
       call = { indexes: [], outcomes: 0 };
-      open.set(group, call);
+      open.set(node, call);
       calls.push(call.indexes);
     }
     call.indexes.push(i);
