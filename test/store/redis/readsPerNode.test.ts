@@ -10,6 +10,7 @@ import { StatusCode, type ChannelSeries } from '../../../src/store/ports/stats.j
 import { RedisConnection } from '../../../src/store/redis/connection.js';
 import { RedisStatsStore } from '../../../src/store/redis/statsStore.js';
 import { startCluster, type LocalCluster } from '../../support/redisServer.js';
+import { scriptCalls } from '../../support/scriptCalls.js';
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 30);
 const windowsSec = [60, 300, 900, 3600]; // the default windows: the carried read (windows-delta)
@@ -41,19 +42,14 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-async function scriptCalls(): Promise<number> {
-  const infos = (await conn.onEveryMaster(['INFO', 'commandstats'])) as string[];
-  return infos.reduce((sum, info) => sum + [...info.matchAll(/cmdstat_eval(?:sha)?:calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0), 0);
-}
-
 describe('the read of many channels on a cluster', () => {
   it('reads the channels of every slot of a node in one call, what one read per channel answers', async () => {
     expect(new Set(channels.map((c) => clusterSlot(channelPrefix('reads', c)))).size).toBe(30);
     const store = new RedisStatsStore(conn, resolveSettings({ namespace: 'reads' }));
     await store.readWindowsMany(reads, windowsSec, now); // every node learns the script
-    const before = await scriptCalls();
+    const before = await scriptCalls(conn);
     const many = await store.readWindowsMany(reads, windowsSec, now + 1_000);
-    expect((await scriptCalls()) - before).toBeLessThanOrEqual(3); // the cluster's three masters
+    expect((await scriptCalls(conn)) - before).toBeLessThanOrEqual(3); // the cluster's three masters
     const one = await Promise.all(channels.map(async (c) => [await store.readWindows(c, '', windowsSec, now + 1_000)]));
     expect(many).toEqual(one);
     expect(many[29]![0]![0]).toMatchObject({ success: 20, failure: 10, started: 1, pending: 1 });

@@ -9,6 +9,7 @@ import { StatusCode, type ChannelBatch, type StoredOutcome } from '../../../src/
 import { RedisConnection } from '../../../src/store/redis/connection.js';
 import { RedisStatsStore } from '../../../src/store/redis/statsStore.js';
 import { startCluster, startRedis, type LocalCluster, type LocalRedis } from '../../support/redisServer.js';
+import { scriptCalls } from '../../support/scriptCalls.js';
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 30);
 
@@ -110,18 +111,14 @@ describe('record-many on a cluster', () => {
   });
 
   it('records the channels of every slot of a node in one call', async () => {
-    const scriptCalls = async () => {
-      const infos = (await conn.onEveryMaster(['INFO', 'commandstats'])) as string[];
-      return infos.reduce((sum, info) => sum + [...info.matchAll(/cmdstat_eval(?:sha)?:calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0), 0);
-    };
     const store = new RedisStatsStore(conn, resolveSettings({ namespace: 'nodes' }));
     const channels = Array.from({ length: 30 }, (_, i) => `node-${i}`);
     expect(new Set(channels.map((c) => clusterSlot(channelPrefix('nodes', c)))).size).toBe(30);
     const record = (requestId: string) => store.recordBatches(channels.map((channel) => ({ channel, outcomes: [outcome(requestId, StatusCode.Success, now)] })), now, 5_000);
     await record('first'); // every node learns the script (a first EVALSHA each, then EVAL)
-    const before = await scriptCalls();
+    const before = await scriptCalls(conn);
     expect(await record('second')).toEqual(channels.map(() => [0]));
-    expect((await scriptCalls()) - before).toBeLessThanOrEqual(3); // the cluster's three masters
+    expect((await scriptCalls(conn)) - before).toBeLessThanOrEqual(3); // the cluster's three masters
   });
 
   it('sends the channels again a slot a call when the client maps slots to the wrong node, none counted twice', async () => {

@@ -143,7 +143,8 @@ if op == 'windows-delta' then
       local at = 4 * c - 4
       markKeys[at + 1], markKeys[at + 2], markKeys[at + 3], markKeys[at + 4] = p .. REV_KEY, p .. WRITES_KEY, p .. PENDING_MARK, p .. NEGATIVE_MARK
     end
-    local got, pending = redis.call('MGET', unpack(markKeys)), anyPendingIn(slotPrefixes)
+    -- The first channel's due timeouts were swept above: a call of one channel needs no EXISTS.
+    local got, pending = redis.call('MGET', unpack(markKeys)), #prefixes > 1 and anyPendingIn(slotPrefixes)
     for i = 1, #got do marks[4 * offset + i] = got[i] end
     for c = 1, #slotPrefixes do anyPending[offset + c] = pending end
   end)
