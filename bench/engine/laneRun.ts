@@ -20,6 +20,8 @@ export interface RunOptions {
   everyMinute?: (lane: Lane, traffic: Traffic) => Promise<void>;
   /** Called after the measurements, before the server stops. */
   afterQueries?: (lane: Lane) => Promise<void>;
+  /** Also measure Redis CPU per event over the events completed from this virtual time on. */
+  cpuFromMs?: number;
 }
 
 export interface LaneRun {
@@ -34,14 +36,30 @@ export interface LaneRun {
   queryP50Ms: number;
   queryP99Ms: number;
   usage?: KindUsage[];
+  /** With `cpuFromMs`: Redis CPU per event over the events from then on. */
+  lateRedisCpuUsPerEvent?: number;
 }
 
-async function writeAll(lane: Lane, traffic: Traffic, clock: ManualClock, o: RunOptions): Promise<void> {
+/** Redis CPU and the events written so far, taken once the clock reaches `cpuFromMs`. */
+interface LateMark {
+  sample: RedisSample;
+  eventsBefore: number;
+}
+
+async function writeAll(lane: Lane, traffic: Traffic, clock: ManualClock, o: RunOptions, admin: RedisConnection): Promise<LateMark | undefined> {
   const batches = batchesOf(traffic, o.batch);
   let minute = Math.floor(traffic.startMs / 60_000);
+  let written = 0;
+  let mark: Promise<LateMark> | undefined;
   const writer = async () => {
     for (let next = batches.next(); !next.done; next = batches.next()) {
       const batch = next.value;
+      if (o.cpuFromMs !== undefined && !mark && batch[0].at >= o.cpuFromMs) {
+        const eventsBefore = written;
+        mark = sampleRedis(admin).then((sample) => ({ sample, eventsBefore }));
+        await mark;
+      }
+      written += batch.length;
       clock.set(Math.max(clock.now(), batch[batch.length - 1].at));
       if (o.everyMinute && Math.floor(clock.now() / 60_000) > minute) {
         minute = Math.floor(clock.now() / 60_000);
@@ -51,6 +69,7 @@ async function writeAll(lane: Lane, traffic: Traffic, clock: ManualClock, o: Run
     }
   };
   await Promise.all(Array.from({ length: o.writers }, writer));
+  return mark;
 }
 
 async function timeQueries(lane: Lane, channel: string, o: RunOptions): Promise<number[]> {
@@ -85,7 +104,7 @@ export async function runLane(name: LaneName, traffic: Traffic, expected5m: Expe
     const before = await sampleRedis(admin);
     const clientCpuBefore = process.cpuUsage();
     const began = performance.now();
-    await writeAll(lane, traffic, clock, o);
+    const late = await writeAll(lane, traffic, clock, o, admin);
     const seconds = (performance.now() - began) / 1000;
     const clientCpu = process.cpuUsage(clientCpuBefore);
     const after = await sampleRedis(admin);
@@ -106,6 +125,7 @@ export async function runLane(name: LaneName, traffic: Traffic, expected5m: Expe
       queryP50Ms: percentile(latencies, 50),
       queryP99Ms: percentile(latencies, 99),
       usage,
+      ...(late && { lateRedisCpuUsPerEvent: perEvent(late.sample, after, traffic.events - late.eventsBefore).redisCpuUsPerEvent }),
     };
   } finally {
     await lane.close();

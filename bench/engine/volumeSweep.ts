@@ -32,7 +32,7 @@ function rotated<T>(items: T[], by: number): T[] {
   return items.map((_, i) => items[(i + by) % items.length]);
 }
 
-const expectedFor = (traffic: Traffic) => (lane: LaneName, channel: string, nowMs: number) =>
+export const expectedFor = (traffic: Traffic) => (lane: LaneName, channel: string, nowMs: number) =>
   expectedIn5m(traffic, lane === 'seed', channel, nowMs);
 
 export async function runSweep(o: SweepOptions): Promise<PointRuns[]> {
@@ -52,7 +52,7 @@ export async function runSweep(o: SweepOptions): Promise<PointRuns[]> {
 }
 
 /** The seed's read trims its sets: run once a virtual minute on every channel, as its alert job would. */
-async function seedMinuteJob(lane: { name: LaneName; rate5m(channel: string): Promise<number> }, traffic: Traffic) {
+export async function seedMinuteJob(lane: { name: LaneName; rate5m(channel: string): Promise<number> }, traffic: Traffic) {
   if (lane.name === 'seed') for (const channel of traffic.channels) await lane.rate5m(channel);
 }
 

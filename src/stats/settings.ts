@@ -80,12 +80,11 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     retentionMs: Math.max(horizonMs, 2 * 3600_000) + 60_000,
     lastNMax,
     failuresMax: 2000,
-    // Ledger hashes per channel: a listpack hash is scanned linearly, so smaller hashes make the
-    // per-request HSETNX cheaper, up to where more keys cost more. At 300k requests a channel (about
-    // 20 entries a hash) 16,384 measured cheapest: 4,096 or 32,768 ≈ 5 % more Redis CPU per event,
-    // 2,048 or 65,536 ≈ 20 % (docs/benchmarks.md).
-    ledgerShards: 16384,
-    zsetShards: 4, // divides ledgerShards: a request's zset shard is its ledger shard % zsetShards
+    // Ledger hashes a channel grows to (a power of 4, at most 4^9: ledger.lua). Growth keeps ≈ 16 requests a
+    // hash, so a hot channel's claims scan short listpacks: at 16,384 a channel of 500 requests/s held
+    // hundreds a hash, and a claim cost ≈ 12 µs of Redis CPU (docs/benchmarks.md, In steady state).
+    ledgerShards: 262144,
+    zsetShards: 4, // a power of 2: a request's zset shard is its ledger field's hash bits % zsetShards
     minSamples: positiveInt('minSamples', options.minSamples, 100),
     dimensions,
     restrictDims: options.restrictDims ?? false,

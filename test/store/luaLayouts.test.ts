@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type LocalRedis } from '../support/redisServer.js';
 import { hashId } from '../../src/stats/hash.js';
 import { resolveSettings } from '../../src/stats/settings.js';
-import { channelPrefix, ledgerKey } from '../../src/store/keys/stats.js';
+import { channelPrefix } from '../../src/store/keys/stats.js';
 import { RecordCode, StatusCode, type StoredOutcome } from '../../src/store/ports/stats.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
-import { channelScriptArgv, lastNRecord, ledgerState, recordBatch } from '../../src/store/redis/layouts.js';
+import { channelScriptArgv, lastNRecord, ledgerField, ledgerState, recordBatch } from '../../src/store/redis/layouts.js';
 import { luaDir } from '../../src/store/redis/scripts.js';
 import { RedisStatsStore } from '../../src/store/redis/statsStore.js';
 import type { Strategy } from '../../src/types.js';
@@ -36,7 +36,7 @@ describe('positions, read from the Lua', () => {
     expect(Number(clientCountValues)).toBe(recordBatch.clientCountValues.length);
     expect(Number(outcomeValues)).toBe(recordBatch.outcomeValues.length);
     // Each outcome value, by the Lua local it lands in.
-    const luaName: Record<string, string> = { requestId: 'id', ledgerState: 'newState', ledgerShard: 'shard' };
+    const luaName: Record<string, string> = { requestId: 'id', ledgerState: 'newState', ledgerField: 'field' };
     const offsets = new Map<string, number>();
     for (const m of ops.matchAll(/local ([\w, ]+) = ((?:batch\[k(?: \+ \d)?\](?:, )?)+)/g)) {
       const names = m[1].split(', ');
@@ -70,11 +70,13 @@ describe('packed numbers, through Redis', () => {
     const settings = resolveSettings({ strategy, namespace: `layout${++namespaces}` });
     const store = new RedisStatsStore(conn, settings);
     const prefix = channelPrefix(settings.namespace, 'c');
-    const keyOf = (requestId: string) => ledgerKey(prefix, hashId(requestId) % settings.ledgerShards);
+    // A channel this small has one ledger shard: 0.
+    const key = `${prefix}lh:0`;
+    const fieldOf = (requestId: string) => ledgerField.encode(hashId(requestId), requestId);
     const outcome = (requestId: string, status: StatusCode, at: number): StoredOutcome => ({ requestId, status, at, code: '', series: [''], hash: hashId(requestId) });
     const record = (...outcomes: StoredOutcome[]) => store.recordBatch('c', outcomes, now, 5_000);
-    const stateOf = async (requestId: string) => ledgerState.decode(Number(await conn.command(keyOf(requestId), ['HGET', keyOf(requestId), requestId])), now);
-    const setState = (requestId: string, state: number) => conn.command(keyOf(requestId), ['HSET', keyOf(requestId), requestId, String(state)]);
+    const stateOf = async (requestId: string) => ledgerState.decode(Number(await conn.command(key, ['HGET', key, fieldOf(requestId)])), now);
+    const setState = (requestId: string, state: number) => conn.command(key, ['HSET', key, fieldOf(requestId), String(state)]);
     return { store, prefix, outcome, record, stateOf, setState };
   }
 

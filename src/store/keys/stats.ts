@@ -1,12 +1,12 @@
 // Keys of the success-rate engine. Each channel's keys share the prefix `<ns>:{<channel>}:`; the channel
 // scripts append these suffixes (the Lua reads the prefix from KEYS[1], like BullMQ's scripts do):
-//   l:<shard>, lm:<period>          ledger: request id → state; shards written in the period
-//                                   (buckets, zset-sharded); ledger keys are built here (ledgerKey)
+//   lh:<shard>, lm:<period>, lsplits  ledger: hash bits + request id → state; shards written in the
+//                                   period; the shards' layout (buckets, zset-sharded)
 //   b:<series>:<minute>             per-second success/failure counters   (buckets)
 //   m:<series>:<minute>:<shard>:all|succ   minute-sharded sorted sets     (zset-sharded)
 //   z:<series>:all|succ, st         the classic sorted sets, started marks (zset)
 //   p:<series>:<minute>             per-second started/open-pending counters
-//   pend, pinfo                     pending requests: deadline, and ledger shard, key and series for the sweep
+//   pend, pinfo                     pending requests: deadline, and hash bits and series for the sweep
 //   n:<series>                      newest terminal outcomes (last-N)     (zset, zset-sharded)
 //   d:<series>:<second>             one second's outcomes in order (last-N)  (buckets)
 //   fail                            newest failed requests (drill-down)   (zset, zset-sharded)
@@ -26,12 +26,4 @@ export function channelsKey(namespace: string): string {
 /** `<id>:<startedAt>` of the store's epoch: it lives as long as the data, so an emptied Redis has none. */
 export function epochKey(namespace: string): string {
   return `${namespace}:epoch`;
-}
-
-/**
- * The ledger shard holding a request's state, `<prefix>l:<shard>`. The client sends it with each
- * outcome: built in Lua, that concatenation was ≈ 3 % of the record path's Redis CPU.
- */
-export function ledgerKey(prefix: string, shard: number): string {
-  return `${prefix}l:${shard}`;
 }

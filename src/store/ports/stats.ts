@@ -62,7 +62,7 @@ export interface EngineSettings {
   lastNMax: number;
   /** Newest failed requests kept per channel for drill-down by the sorted-set strategies; `buckets` keeps every one within the horizon (failures-log.lua). */
   failuresMax: number;
-  /** Ledger hashes per generation; small hashes stay in Redis's compact listpack encoding. */
+  /** Ledger hashes a channel grows to, a power of 4; small hashes stay in Redis's compact listpack encoding. */
   ledgerShards: number;
   /** Hash shards per minute key of `zset-sharded` (docs/storage.md). */
   zsetShards: number;

@@ -22,6 +22,26 @@ export const ledgerState = {
 };
 
 /**
+ * A request's field in its channel's ledger: the low 24 bits of its hash (hashId) in 3 bytes, high byte
+ * first, then the id. The script finds the request's shard from those bits as the ledger grows (ledger.lua:
+ * 18 of them address up to 4⁹ shards, the top 4 pick the new requests that check their shard's length), and
+ * moves an entry to its new shard by its field alone; zset-sharded's shard is the same bits mod zsetShards.
+ */
+export const ledgerField = {
+  hashBytes: 3,
+  hashBits(hash: number): number {
+    return hash & 0xffffff;
+  },
+  encode(hash: number, requestId: string): Buffer {
+    const id = Buffer.from(requestId, 'utf8');
+    const field = Buffer.allocUnsafe(3 + id.length);
+    field.writeUIntBE(hash & 0xffffff, 0, 3);
+    id.copy(field, 3);
+    return field;
+  },
+};
+
+/**
  * One outcome in a second's last-N detail string, 2 bytes big-endian: `ms·4 + success·2 + removed`,
  * ms within the second (0–999, so at most 3,997: 12 bits). `removed` takes back an earlier record of
  * the same outcome (an upgraded failure). Written by clientCounts.ts and count-buckets.lua, read by
@@ -74,5 +94,5 @@ export function channelListArgs(prefixesBySlot: string[][]): Array<string | numb
 /** The `record` op's MessagePack batch (ops.lua): values per client count, then per outcome. */
 export const recordBatch = {
   clientCountValues: ['seriesGroup', 'second', 'successes', 'failures', 'records'],
-  outcomeValues: ['requestId', 'code', 'status', 'ledgerState', 'ledgerShard', 'ledgerKey', 'seriesGroup'],
+  outcomeValues: ['requestId', 'code', 'status', 'ledgerState', 'ledgerField', 'seriesGroup'],
 } as const;

@@ -99,6 +99,29 @@ export class PackWriter {
   }
 
   /**
+   * `v` after `prefix` in `prefixBytes` bytes, high byte first, as one str (a ledger field, layouts.ts):
+   * written in place, where building each field as a Buffer first cost an allocation per outcome.
+   */
+  prefixedStr(prefix: number, prefixBytes: number, v: string): this {
+    this.room(5 + prefixBytes + v.length * 3);
+    const buf = this.buf;
+    const short = prefixBytes + v.length * 3 <= 0xff;
+    const first = this.at + (short ? 2 : 5);
+    buf.writeUIntBE(prefix, first, prefixBytes);
+    const length = prefixBytes + buf.write(v, first + prefixBytes, 'utf8');
+    if (short) {
+      buf[this.at] = STR8;
+      buf[this.at + 1] = length;
+    } else {
+      buf[this.at] = STR32;
+      buf.writeUInt32BE(length, this.at + 1);
+    }
+    this.at = first + length;
+    this.count++;
+    return this;
+  }
+
+  /**
    * A short string copied unit by unit, false (nothing written) at its first non-ASCII unit. Request ids,
    * codes and ledger keys are short ASCII, and Buffer.write costs a call into C++ for each.
    */

@@ -3,10 +3,9 @@
 // `record-many` call where their keys are on one node. At low volume per channel a batch of 500 outcomes
 // brings each channel one or two, and a script call per channel cost more Redis CPU than the outcomes
 // (docs/benchmarks.md, the volume sweep).
-import { ledgerKey } from '../keys/stats.js';
 import { StatusCode, type EngineSettings, type StoredOutcome } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
-import { ledgerState } from './layouts.js';
+import { ledgerField, ledgerState } from './layouts.js';
 import type { PackWriter } from './msgpack.js';
 
 /**
@@ -18,7 +17,7 @@ import type { PackWriter } from './msgpack.js';
 export const recordManyLimits = { channels: 500, outcomes: 5_000 };
 
 /** One channel's part of a record batch, in the order record.lua reads it. */
-export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOutcome[], now: number, settings: EngineSettings): void {
+export function packRecordPart(w: PackWriter, outcomes: StoredOutcome[], now: number, settings: EngineSettings): void {
   // Outcomes share few distinct series lists: the part sends each list once, and each outcome
   // refers to its list by number. The recorder shares one list among outcomes without dims, so the
   // previous outcome's list is tried first by identity.
@@ -52,8 +51,7 @@ export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOu
   // that Lua uses as sent (a number costs Redis more: it writes it out as text for every command).
   w.int(outcomes.length);
   outcomes.forEach((o, i) => {
-    const shard = o.hash % settings.ledgerShards;
     const state = ledgerState.encode(o.at, o.status === StatusCode.Pending, o.status);
-    w.str(o.requestId).str(o.code).int(o.status).decimal(state).int(shard).str(ledgerKey(prefix, shard)).int(groups[i]);
+    w.str(o.requestId).str(o.code).int(o.status).decimal(state).prefixedStr(ledgerField.hashBits(o.hash), ledgerField.hashBytes, o.requestId).int(groups[i]);
   });
 }

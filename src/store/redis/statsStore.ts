@@ -111,7 +111,7 @@ export class RedisStatsStore implements StatsStore {
     const prefixesBySlot = slots.map((slot) => slot.map((i) => channelPrefix(s.namespace, batches[i]!.channel)));
     const prefixes = prefixesBySlot.flat();
     const w = new PackWriter(ordered.reduce((sum, i) => sum + batches[i]!.outcomes.length, 0) * 64);
-    ordered.forEach((i, c) => packRecordPart(w, prefixes[c]!, batches[i]!.outcomes, now, s));
+    for (const i of ordered) packRecordPart(w, batches[i]!.outcomes, now, s);
     const channels = channelListArgs(prefixesBySlot);
     let reply: string[];
     try {
@@ -138,7 +138,7 @@ export class RedisStatsStore implements StatsStore {
 
   private async writeBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
     const w = new PackWriter(outcomes.length * 64);
-    packRecordPart(w, channelPrefix(this.settings.namespace, channel), outcomes, now, this.settings);
+    packRecordPart(w, outcomes, now, this.settings);
     return codesOf(await this.call(channel, 'record', now, [w.finish()], timeoutMs));
   }
 

@@ -4,7 +4,7 @@
 -- partial minutes at its edges. The `@at` keeps two lives of one id apart
 -- (an id reused past the dedup horizon); the ledger knows `at` whenever a member must be removed.
 -- provides: CLIENT_COUNTS, addClientCounts, countTerminal, readTerminal, readMinuteTerminal
--- requires: prefix, int, keepFrom, zsetShards, keepFor, retentionTtlSec, SUCCESS, addLastN, removeLastN
+-- requires: prefix, int, keepFrom, zsetShards, fieldHash, keepFor, retentionTtlSec, SUCCESS, addLastN, removeLastN
 local function shardKey(series, minute, shard, which)
   return prefix .. 'm:' .. series .. ':' .. int(minute) .. ':' .. shard .. ':' .. which
 end
@@ -20,7 +20,7 @@ local function countTerminal(o, status, at, delta)
   if delta > 0 then addLastN(o, status, at) else removeLastN(o) end
   if at < keepFrom then return end
   local minute = math.floor(at / 60000)
-  local shard = o.shard % zsetShards -- zsetShards divides ledgerShards, so this is hash % zsetShards
+  local shard = fieldHash(o.field) % zsetShards
   local member = o.id .. '@' .. int(at)
   for _, series in ipairs(o.series) do
     local all = shardKey(series, minute, shard, 'all')

@@ -4,12 +4,13 @@
 -- ARGV (channelScriptArgv in layouts.ts):
 --   [1] op: 'record' | 'windows' | 'windows-many' | 'lastn' | 'failures' | 'minutes'
 --   [2] now (epoch ms)            [3] pendingTimeoutMs   [4] horizonMs (dedup)   [5] retentionMs (counts)
---   [6] lastNMax                  [7] failuresMax        [8] ledgerShards (the client picks the shard)
+--   [6] lastNMax                  [7] failuresMax        [8] ledgerShards (at most a channel, a power of 4)
 --   [9] zsetShards
 --   [10] skewToleranceMs          [11…] the op's own arguments
 -- provides: prefix, op, now, pendingTimeout, horizon, retention, lastNMax, failuresMax, ledgerShards, zsetShards, skew, OP_ARGS,
 --           PENDING, FAILURE, SUCCESS, ACCEPTED, DUPLICATE, CORRECTED, forgetBefore, keepFrom,
---           retentionTtlSec, idiv, int, split, secondTtlSec, keepFor, stateAt, packState, channelList, eachSlot
+--           retentionTtlSec, idiv, int, split, secondTtlSec, keepFor, stateAt, packState, fieldHash, ledgerField,
+--           channelList, eachSlot
 -- requires: (nothing)
 local prefix = KEYS[1]
 local op = ARGV[1]
@@ -50,6 +51,16 @@ local function stateAt(state)
 end
 local function packState(at, started, status)
   return (at % STATE_SPAN) * 8 + started * 4 + status
+end
+
+-- A ledger field: the request id's 24 hash bits (the low three bytes of its FNV-1a, high byte first),
+-- then the id (ledgerField in layouts.ts). Its ledger shard and its zset shard are read from those bits.
+local function fieldHash(field)
+  local high, middle, low = string.byte(field, 1, 3)
+  return (high * 256 + middle) * 256 + low
+end
+local function ledgerField(hash, id)
+  return string.char(idiv(hash, 65536), idiv(hash, 256) % 256, hash % 256) .. id
 end
 
 -- Lua 5.1 prints numbers with 14 significant digits; %d keeps epoch ms and scores exact.

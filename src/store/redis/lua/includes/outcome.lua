@@ -11,9 +11,10 @@
 -- provides: apply, sweepTimeouts, startPendingChannel, anyPendingIn
 -- requires: prefix, saveState, countTerminal, FAILURE, noteFailure, DUPLICATE, unnoteFailure, PENDING, tally,
 --           PENDING_TALLY, STARTED, OPEN_PENDING, int, pendingTimeout, keepFor, retentionTtlSec, claim,
---           CLAIM_SAVES_STATE, ACCEPTED, markStarted, SUCCESS, CORRECTED, now, split, lookup, forget
+--           CLAIM_SAVES_STATE, ACCEPTED, markStarted, SUCCESS, CORRECTED, now, split, lookup, forget, fieldHash,
+--           ledgerField
 local pendKey      -- zset: request id → deadline (pending at + pendingTimeout)
-local pendInfoKey  -- hash: request id → ledger shard \t its key \t series…, for the timeout sweep
+local pendInfoKey  -- hash: request id → its ledger hash bits \t series…, for the timeout sweep
 
 -- Points the pending state at `prefix`'s channel (a call that records several channels starts each with this).
 local function startPendingChannel()
@@ -56,7 +57,7 @@ local function startPending(o, stateSaved)
   -- Written at once, not queued: a later outcome of the same call must find the request pending.
   redis.call('ZADD', pendKey, int(o.at + pendingTimeout), o.id)
   keepFor(pendKey, retentionTtlSec)
-  redis.call('HSET', pendInfoKey, o.id, o.shard .. '\t' .. o.ledgerKey .. '\t' .. table.concat(o.series, '\t'))
+  redis.call('HSET', pendInfoKey, o.id, fieldHash(o.field) .. '\t' .. table.concat(o.series, '\t'))
   keepFor(pendInfoKey, retentionTtlSec)
 end
 
@@ -104,12 +105,12 @@ local function sweepTimeouts()
   for i = 1, #due, 2 do
     local id, deadline = due[i], tonumber(due[i + 1])
     local info = redis.call('HGET', pendInfoKey, id)
-    local o = { id = id, shard = 0, ledgerKey = '', series = {}, at = deadline, code = 'timeout' }
+    local o = { id = id, field = '', series = {}, at = deadline, code = 'timeout' }
     local status, pendingAt = 0, 0
     if info then
       local parts = split(info, '\t')
-      o.shard, o.ledgerKey = tonumber(parts[1]), parts[2]
-      for j = 3, #parts do o.series[#o.series + 1] = parts[j] end
+      o.field = ledgerField(tonumber(parts[1]), id)
+      for j = 2, #parts do o.series[#o.series + 1] = parts[j] end
       status, pendingAt = lookup(o)
     end
     if status == PENDING then

@@ -7,26 +7,29 @@
 -- Every read before any write (eachSlot); each channel's terminal counts are flushed before the next (their
 -- keys are built from `prefix`); the tallies and appends, gathered under full key names, once at the end.
 -- provides: (nothing)
--- requires: op, OP_ARGS, prefix, ledgerBitmapKeys, startLedgerChannel, startPendingChannel, startFailureLogChannel,
+-- requires: op, OP_ARGS, prefix, ledgerStateKeys, startLedgerChannel, startPendingChannel, startFailureLogChannel,
 --           resetTallyCursor, anyPendingIn, sweepTimeouts, recordSection, flushTerminal, flushTallies,
 --           flushAppends, channelList, eachSlot
 if op == 'record-many' then
   local prefixes, sizes, batchArg = channelList(OP_ARGS)
   local batch = cmsgpack.unpack(ARGV[batchArg])
-  local sweeps, bitmaps = {}, {}
+  local sweeps, ledgerReads = {}, {}
   eachSlot(prefixes, sizes, function(slotPrefixes, offset)
-    -- A quiet channel reads both its ledger bitmaps for its one outcome: one MGET for the slot's channels.
-    local bitmapKeys = {}
-    for c = 1, #slotPrefixes do bitmapKeys[2 * c - 1], bitmapKeys[2 * c] = ledgerBitmapKeys(slotPrefixes[c]) end
-    local sweep, got = anyPendingIn(slotPrefixes), redis.call('MGET', unpack(bitmapKeys))
+    -- A quiet channel reads its three ledger keys for its one outcome: one MGET for the slot's channels.
+    local ledgerKeys = {}
     for c = 1, #slotPrefixes do
-      sweeps[offset + c], bitmaps[2 * (offset + c) - 1], bitmaps[2 * (offset + c)] = sweep, got[2 * c - 1], got[2 * c]
+      ledgerKeys[3 * c - 2], ledgerKeys[3 * c - 1], ledgerKeys[3 * c] = ledgerStateKeys(slotPrefixes[c])
+    end
+    local sweep, got = anyPendingIn(slotPrefixes), redis.call('MGET', unpack(ledgerKeys))
+    for c = 1, #slotPrefixes do
+      sweeps[offset + c] = sweep
+      for k = 0, 2 do ledgerReads[3 * (offset + c) - k] = got[3 * c - k] end
     end
   end)
   local replies, i = {}, 1
   for c = 1, #prefixes do
     prefix = prefixes[c]
-    startLedgerChannel(bitmaps[2 * c - 1] or '', bitmaps[2 * c] or '')
+    startLedgerChannel(ledgerReads[3 * c - 2] or '', ledgerReads[3 * c - 1] or '', ledgerReads[3 * c] or false)
     startPendingChannel()
     startFailureLogChannel()
     resetTallyCursor()
