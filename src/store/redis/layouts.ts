@@ -42,6 +42,31 @@ export const ledgerField = {
 };
 
 /**
+ * A request's ledger shard after `splits` splits (ledger.lua's setSplits and shardOf: linear hashing, each
+ * split turning one shard into four, up to `maxShards`), and its key. The client sends both with each
+ * outcome, from the split count of the channel's last reply; the script takes the key where its own shard
+ * is the same, and builds it otherwise.
+ */
+export const ledgerShard = {
+  layout(splits: number, maxShards: number): { levelSize: number; splitNext: number } {
+    let levelSize = 1;
+    let splitNext = splits;
+    while (splitNext >= levelSize && levelSize < maxShards) {
+      splitNext -= levelSize;
+      levelSize *= 4;
+    }
+    return { levelSize, splitNext };
+  },
+  of(hashBits: number, layout: { levelSize: number; splitNext: number }): number {
+    const shard = hashBits % layout.levelSize;
+    return shard < layout.splitNext ? hashBits % (layout.levelSize * 4) : shard;
+  },
+  key(prefix: string, shard: number): string {
+    return `${prefix}lh:${shard}`;
+  },
+};
+
+/**
  * One outcome in a second's last-N detail string, 2 bytes big-endian: `ms·4 + success·2 + removed`,
  * ms within the second (0–999, so at most 3,997: 12 bits). `removed` takes back an earlier record of
  * the same outcome (an upgraded failure). Written by clientCounts.ts and count-buckets.lua, read by
@@ -94,5 +119,5 @@ export function channelListArgs(prefixesBySlot: string[][]): Array<string | numb
 /** The `record` op's MessagePack batch (ops.lua): values per client count, then per outcome. */
 export const recordBatch = {
   clientCountValues: ['seriesGroup', 'second', 'successes', 'failures', 'records'],
-  outcomeValues: ['requestId', 'code', 'status', 'ledgerState', 'ledgerField', 'seriesGroup'],
+  outcomeValues: ['requestId', 'code', 'status', 'ledgerState', 'ledgerField', 'ledgerShard', 'ledgerKey', 'seriesGroup'],
 } as const;

@@ -5,7 +5,8 @@
 // (docs/benchmarks.md, the volume sweep).
 import { StatusCode, type EngineSettings, type StoredOutcome } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
-import { ledgerField, ledgerState } from './layouts.js';
+import { ledgerField, ledgerShard, ledgerState } from './layouts.js';
+import type { RedisReply } from './connection.js';
 import type { PackWriter } from './msgpack.js';
 
 /**
@@ -16,8 +17,29 @@ import type { PackWriter } from './msgpack.js';
  */
 export const recordManyLimits = { channels: 500, outcomes: 5_000 };
 
+/**
+ * Each channel's ledger split count as its last record reply gave it, for the shards its next part sends
+ * (layouts.ts, ledgerShard). Bounded (twice the pulse's default 10,000 channels): past it the longest
+ * unrecorded channel goes, and its next part's shards are the script's to find.
+ */
+export class LedgerSplitHints {
+  private readonly splits = new Map<string, number>();
+
+  constructor(private readonly maxChannels = 20_000) {}
+
+  of(channel: string): number {
+    return this.splits.get(channel) ?? 0;
+  }
+
+  note(channel: string, splits: RedisReply): void {
+    this.splits.delete(channel);
+    this.splits.set(channel, Number(splits));
+    if (this.splits.size > this.maxChannels) this.splits.delete(this.splits.keys().next().value!);
+  }
+}
+
 /** One channel's part of a record batch, in the order record.lua reads it. */
-export function packRecordPart(w: PackWriter, outcomes: StoredOutcome[], now: number, settings: EngineSettings): void {
+export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOutcome[], now: number, settings: EngineSettings, splits: number): void {
   // Outcomes share few distinct series lists: the part sends each list once, and each outcome
   // refers to its list by number. The recorder shares one list among outcomes without dims, so the
   // previous outcome's list is tried first by identity.
@@ -50,8 +72,12 @@ export function packRecordPart(w: PackWriter, outcomes: StoredOutcome[], now: nu
   // recordBatch.outcomeValues, in order: the ledger state is the request's if it is new, as text
   // that Lua uses as sent (a number costs Redis more: it writes it out as text for every command).
   w.int(outcomes.length);
+  const layout = ledgerShard.layout(splits, settings.ledgerShards);
   outcomes.forEach((o, i) => {
     const state = ledgerState.encode(o.at, o.status === StatusCode.Pending, o.status);
-    w.str(o.requestId).str(o.code).int(o.status).decimal(state).prefixedStr(ledgerField.hashBits(o.hash), ledgerField.hashBytes, o.requestId).int(groups[i]);
+    const bits = ledgerField.hashBits(o.hash);
+    const shard = ledgerShard.of(bits, layout);
+    w.str(o.requestId).str(o.code).int(o.status).decimal(state).prefixedStr(bits, ledgerField.hashBytes, o.requestId);
+    w.int(shard).str(ledgerShard.key(prefix, shard)).int(groups[i]);
   });
 }

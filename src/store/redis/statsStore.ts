@@ -10,7 +10,7 @@ import { FailoverReplay } from './failoverReplay.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
 import { AHEAD_SECONDS, FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './windowsCarry.js';
-import { packRecordPart, recordManyLimits } from './recordCalls.js';
+import { LedgerSplitHints, packRecordPart, recordManyLimits } from './recordCalls.js';
 import { nodeCalls } from './nodeCalls.js';
 import { loadScript, type LuaScript } from './scripts.js';
 
@@ -47,6 +47,7 @@ export class RedisStatsStore implements StatsStore {
   private readonly epochScript = loadScript('storeEpoch-1.lua');
   /** The health snapshot's reads, carried from one second to the next (windowsCarry.ts). */
   private readonly carry = new WindowsCarry();
+  private readonly splitHints = new LedgerSplitHints();
   /** Sentinel only: recent batches, written again to a new primary (see failoverReplay.ts). */
   private readonly replay: FailoverReplay | undefined;
 
@@ -111,17 +112,20 @@ export class RedisStatsStore implements StatsStore {
     const prefixesBySlot = slots.map((slot) => slot.map((i) => channelPrefix(s.namespace, batches[i]!.channel)));
     const prefixes = prefixesBySlot.flat();
     const w = new PackWriter(ordered.reduce((sum, i) => sum + batches[i]!.outcomes.length, 0) * 64);
-    for (const i of ordered) packRecordPart(w, batches[i]!.outcomes, now, s);
+    ordered.forEach((i, c) => packRecordPart(w, prefixes[c]!, batches[i]!.outcomes, now, s, this.splitHints.of(batches[i]!.channel)));
     const channels = channelListArgs(prefixesBySlot);
-    let reply: string[];
+    let reply: RedisReply[];
     try {
-      reply = (await this.redis.runScript(this.script, [prefixes[0]!], [...channelScriptArgs('record-many', now, s), ...channels, w.finish()], timeoutMs)) as string[];
+      reply = (await this.redis.runScript(this.script, [prefixes[0]!], [...channelScriptArgs('record-many', now, s), ...channels, w.finish()], timeoutMs)) as RedisReply[];
     } catch (err) {
       if (slots.length === 1 || !slotMoved(err)) throw err;
       await Promise.all(slots.map((slotIndexes) => this.recordTogether(batches, slotIndexes, results, now, timeoutMs)));
       return;
     }
-    ordered.forEach((i, c) => (results[i] = codesOf(reply[c])));
+    ordered.forEach((i, c) => {
+      results[i] = codesOf(reply[2 * c]);
+      this.splitHints.note(batches[i]!.channel, reply[2 * c + 1]!);
+    });
   }
 
   /** `indexes` grouped by their channel's slot, in order of first appearance. */
@@ -138,8 +142,10 @@ export class RedisStatsStore implements StatsStore {
 
   private async writeBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
     const w = new PackWriter(outcomes.length * 64);
-    packRecordPart(w, outcomes, now, this.settings);
-    return codesOf(await this.call(channel, 'record', now, [w.finish()], timeoutMs));
+    packRecordPart(w, channelPrefix(this.settings.namespace, channel), outcomes, now, this.settings, this.splitHints.of(channel));
+    const [codes, splits] = (await this.call(channel, 'record', now, [w.finish()], timeoutMs)) as RedisReply[];
+    this.splitHints.note(channel, splits!);
+    return codesOf(codes);
   }
 
   private slotOf(channel: string): number {

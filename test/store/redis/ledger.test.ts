@@ -10,6 +10,7 @@ import { resolveSettings } from '../../../src/stats/settings.js';
 import { channelPrefix } from '../../../src/store/keys/stats.js';
 import { RecordCode, StatusCode } from '../../../src/store/ports/stats.js';
 import { RedisConnection } from '../../../src/store/redis/connection.js';
+import { ledgerField, ledgerShard } from '../../../src/store/redis/layouts.js';
 import { RedisStatsStore } from '../../../src/store/redis/statsStore.js';
 
 const start = Date.UTC(2026, 0, 1, 12); // a period (horizon 15 min + skew 1 min) begins here
@@ -47,7 +48,7 @@ describe('the Redis request ledger', () => {
   /** A pulse on a fresh namespace; its channel `c` is small enough to keep one shard, `lh:0`. */
   async function quietChannel(namespace: string) {
     const clock = new ManualClock(start);
-    const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'] }); // horizon 15 min
+    const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'], recordTimeoutMs: 30_000 }); // horizon 15 min
     const key = `${channelPrefix(namespace, 'c')}lh:0`;
     return {
       clock,
@@ -98,7 +99,7 @@ describe('the Redis request ledger', () => {
   it("marks each period's written shards in one bitmap with its TTL, a byte per 8 of the channel's shards, kept across calls", async () => {
     const clock = new ManualClock(start);
     const namespace = 'ledger-bits';
-    const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'] });
+    const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'], recordTimeoutMs: 30_000 });
     const prefix = channelPrefix(namespace, 'c');
     const bitmapAt = (at: number) => `${prefix}lm:${periodOf(at)}`;
     try {
@@ -126,7 +127,7 @@ describe('the Redis request ledger', () => {
   it('splits its shards as the channel grows, keeps every request exactly once, and each shard small and expiring', async () => {
     const clock = new ManualClock(start);
     const namespace = 'ledger-grows';
-    const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'] });
+    const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'], recordTimeoutMs: 30_000 });
     const prefix = channelPrefix(namespace, 'c');
     const outcomes = ids(5_000, 'r').map((requestId) => ({ channel: 'c', requestId, status: 'success' as const, at: clock.now() }));
     try {
@@ -138,6 +139,13 @@ describe('the Redis request ledger', () => {
       expect(Math.max(...shards.map((s) => s.length))).toBeLessThanOrEqual(128);
       expect(Math.min(...shards.map((s) => s.ttl))).toBeGreaterThan(0);
       expect(Number(await admin.command(`${prefix}lsplits`, ['TTL', `${prefix}lsplits`]))).toBeGreaterThan(0);
+      // The client's copy of the addressing (the shard keys it sends) puts each request where the script did.
+      const layout = ledgerShard.layout(splits, resolveSettings({}).ledgerShards);
+      for (const { requestId } of outcomes.slice(0, 200)) {
+        const hash = hashId(requestId);
+        const key = ledgerShard.key(prefix, ledgerShard.of(ledgerField.hashBits(hash), layout));
+        expect([requestId, Number(await admin.command(key, ['HEXISTS', key, ledgerField.encode(hash, requestId)]))]).toEqual([requestId, 1]);
+      }
 
       expect(await pulse.recordMany(outcomes.slice(0, 2_500))).toMatchObject({ duplicates: 2_500 });
       expect(await pulse.recordMany(outcomes.slice(2_500))).toMatchObject({ duplicates: 2_500 });
@@ -150,7 +158,7 @@ describe('the Redis request ledger', () => {
   it('times out a pending request whose shard split after it was recorded, and finds it again afterwards', async () => {
     const clock = new ManualClock(start);
     const namespace = 'ledger-pending';
-    const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'], pendingTimeoutMs: 60_000 });
+    const pulse = await createPulse({ redis: redis.url, namespace, clock, windows: ['5m'], pendingTimeoutMs: 60_000, recordTimeoutMs: 30_000 });
     try {
       await pulse.record({ channel: 'c', requestId: 'waiting', status: 'pending', at: start });
       await pulse.recordMany(ids(2_000, 'r').map((requestId) => ({ channel: 'c', requestId, status: 'success' as const, at: start })));

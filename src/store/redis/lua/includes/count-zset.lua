@@ -3,7 +3,7 @@
 -- dedup state: a member is unique, so a repeated callback is counted once. Sets are trimmed below the
 -- retention a bounded number of members per call: one huge ZREMRANGEBYSCORE would block Redis.
 -- provides: CLAIM_SAVES_STATE, CLIENT_COUNTS, addClientCounts, forget, lookup, writeIfNew, claim, saveState,
---           markStarted, countTerminal, flushTerminal, readTerminal, readMinuteTerminal
+--           markStarted, countTerminal, flushTerminal, readTerminal, readMinuteTerminal, ledgerSplits
 -- requires: prefix, horizon, pendingTimeout, forgetBefore, int, SUCCESS, FAILURE, PENDING, keepFor, addLastN,
 --           removeLastN, keepFrom, retentionTtlSec, now
 local channel = string.match(prefix, '{(.*)}')
@@ -66,6 +66,7 @@ end
 -- started mark left by an earlier, forgotten life of the same id (only when the channel has any marks).
 local anyStarted = redis.call('EXISTS', startedKey) == 1
 local function writeIfNew() end -- the sets are written by countTerminal: claim() looks up
+local function ledgerSplits() return 0 end -- no ledger: the client's shard hints go unread
 
 local function claim(o)
   local status, at, started = lookup(o)

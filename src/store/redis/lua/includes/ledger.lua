@@ -23,13 +23,14 @@
 -- A shard not written in the previous period needs no cleaning: its last write came a whole period
 -- before this one began, so every entry's `at` (at most that write's `now` + skew) is before
 -- `forgetBefore`; and its TTL ended a minute into this period, so it is gone, or nearly.
--- provides: CLAIM_SAVES_STATE, ledgerStateKeys, startLedgerChannel, writeIfNew, claim, lookup, saveState, forget, markStarted
+-- provides: CLAIM_SAVES_STATE, ledgerStateKeys, startLedgerChannel, writeIfNew, claim, lookup, saveState, forget, markStarted,
+--           ledgerSplits
 -- requires: horizon, skew, now, prefix, int, idiv, forgetBefore, chunked, ledgerShards, stateAt, packState, fieldHash
 local CLAIM_SAVES_STATE = true -- writeIfNew has written a new request's state before claim()
 -- Nothing to forget: a forgotten request's ledger entry is simply overwritten by its next life (claim
 -- checks the horizon). The zset strategy's forget clears a started mark.
 local function forget() end
-local ledgerStateKeys, startLedgerChannel, writeIfNew, claim, lookup, saveState, markStarted
+local ledgerStateKeys, startLedgerChannel, writeIfNew, claim, lookup, saveState, markStarted, ledgerSplits
 -- The ledger's own locals stay in this block: a script's top level may declare at most 200.
 do
   local periodLength = horizon + skew
@@ -209,13 +210,20 @@ do
   -- The record loop's first step (ops.lua), before it builds the outcome: writes `newState` for the
   -- request unless the shard knows it. HSETNX's answer: 1 when the request was unknown, 0 when known.
   -- A new request may split a shard, its own included: every later access finds its shard again.
-  function writeIfNew(field, newState)
+  -- The client sends the shard its last reply's split count gives, and that shard's key: built here,
+  -- a key cost ≈ 1 µs of Lua an outcome (docs/benchmarks.md), so the client's is taken when its shard is.
+  function writeIfNew(field, newState, clientShard, clientKey)
     local hash = fieldHash(field)
     local shard = shardOf(hash)
-    local key = keyOf(shard)
+    local key = shard == clientShard and clientKey or keyOf(shard)
     local written = writeShard(shard, key, 'HSETNX', field, newState)
     if written == 1 and hash >= CHECKED_FROM and splits < MAX_SPLITS then growIfFull(shard, key) end
     return written
+  end
+
+  -- The channel's split count, returned with each record part: the client's next shards follow it.
+  function ledgerSplits()
+    return splits or 0
   end
 
   -- After writeIfNew: a known request's state, unless it is forgotten, which makes it unknown (and

@@ -3,13 +3,13 @@
 -- channel ≈ 30 µs of Redis CPU before its first outcome (docs/benchmarks.md, callCost.ts).
 --   KEYS     the first channel's prefix; ARGV[11…] the channels (header.lua's channelList), then one
 --            MessagePack array: for each channel in order, the part recordSection reads (record.lua).
---   Returns for each channel what `record` returns.
+--   Returns for each channel, one after the other, what `record` returns: its codes and split count.
 -- Every read before any write (eachSlot); each channel's terminal counts are flushed before the next (their
 -- keys are built from `prefix`); the tallies and appends, gathered under full key names, once at the end.
 -- provides: (nothing)
 -- requires: op, OP_ARGS, prefix, ledgerStateKeys, startLedgerChannel, startPendingChannel, startFailureLogChannel,
 --           resetTallyCursor, anyPendingIn, sweepTimeouts, recordSection, flushTerminal, flushTallies,
---           flushAppends, channelList, eachSlot
+--           flushAppends, channelList, eachSlot, ledgerSplits
 if op == 'record-many' then
   local prefixes, sizes, batchArg = channelList(OP_ARGS)
   local batch = cmsgpack.unpack(ARGV[batchArg])
@@ -34,7 +34,8 @@ if op == 'record-many' then
     startFailureLogChannel()
     resetTallyCursor()
     if sweeps[c] then sweepTimeouts() end
-    replies[c], i = recordSection(batch, i)
+    replies[2 * c - 1], i = recordSection(batch, i)
+    replies[2 * c] = ledgerSplits()
     flushTerminal()
   end
   flushTallies()

@@ -1,13 +1,13 @@
 -- One channel's part of a record batch (the `record` op, ops.lua; and each channel of `record-many`,
 -- record-many.lua), read from the MessagePack array `batch` at position `i`: G series groups, each
 -- `count, series…`; C client counts, each `group, second, successes, failures, records`
--- (count-buckets.lua); N, then 6 values per outcome (ops.lua names them). Returns one character per
+-- (count-buckets.lua); N, then 8 values per outcome (ops.lua names them). Returns one character per
 -- outcome (0 accepted, 1 duplicate, 2 corrected) and the position after the part.
 -- provides: recordSection
 -- requires: addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE, noteFailure, ACCEPTED, apply, stateAt
 local function recordSection(batch, i)
   -- Values per client count and per outcome: recordBatch in layouts.ts.
-  local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 6
+  local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 8
   local groups = {}
   local groupCount = batch[i]
   i = i + 1
@@ -26,7 +26,8 @@ local function recordSection(batch, i)
   local codes, o, n = {}, {}, 0
   for k = i + 2, last, OUTCOME_VALUES do
     local id, code, status, newState, field = batch[k], batch[k + 1], batch[k + 2], batch[k + 3], batch[k + 4]
-    local written = writeIfNew(field, newState)
+    local clientShard, clientKey = batch[k + 5], batch[k + 6]
+    local written = writeIfNew(field, newState, clientShard, clientKey)
     n = n + 1
     if written == 1 and CLIENT_COUNTS and status ~= PENDING then
       -- Most outcomes: a request never seen, ending now, and counted by the client already. What
@@ -36,7 +37,7 @@ local function recordSection(batch, i)
       codes[n] = ACCEPTED
     else
       o.id, o.code, o.newState, o.status, o.at = id, code, newState, status, stateAt(tonumber(newState))
-      o.field, o.series = field, groups[batch[k + 5]]
+      o.field, o.series = field, groups[batch[k + 7]]
       o.countedByClient = CLIENT_COUNTS and status ~= PENDING
       codes[n] = apply(o, written)
     end
