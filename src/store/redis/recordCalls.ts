@@ -72,12 +72,13 @@ export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOu
   // recordBatch.outcomeValues, in order: the ledger state is the request's if it is new, as text
   // that Lua uses as sent (a number costs Redis more: it writes it out as text for every command).
   w.int(outcomes.length);
-  const layout = ledgerShard.layout(splits, settings.ledgerShards);
+  // `zset` keeps no ledger: its outcomes carry no shard key (shard 0, key '').
+  const layout = settings.strategy === 'zset' ? undefined : ledgerShard.layout(splits, settings.ledgerShards);
   outcomes.forEach((o, i) => {
     const state = ledgerState.encode(o.at, o.status === StatusCode.Pending, o.status);
     const bits = ledgerField.hashBits(o.hash);
-    const shard = ledgerShard.of(bits, layout);
     w.str(o.requestId).str(o.code).int(o.status).decimal(state).prefixedStr(bits, ledgerField.hashBytes, o.requestId);
-    w.int(shard).str(ledgerShard.key(prefix, shard)).int(groups[i]);
+    const shard = layout ? ledgerShard.of(bits, layout) : 0;
+    w.int(shard).str(layout ? ledgerShard.key(prefix, shard) : '').int(groups[i]);
   });
 }

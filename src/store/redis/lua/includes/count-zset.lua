@@ -66,7 +66,7 @@ end
 -- started mark left by an earlier, forgotten life of the same id (only when the channel has any marks).
 local anyStarted = redis.call('EXISTS', startedKey) == 1
 local function writeIfNew() end -- the sets are written by countTerminal: claim() looks up
-local function ledgerSplits() return 0 end -- no ledger: the client's shard hints go unread
+local function ledgerSplits() return 0 end -- no ledger, and the client sends no shard keys
 
 local function claim(o)
   local status, at, started = lookup(o)

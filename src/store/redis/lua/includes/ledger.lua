@@ -94,6 +94,12 @@ do
     return key
   end
 
+  -- A request's shard and its key, from its field's hash bits.
+  local function shardOfField(field)
+    local shard = shardOf(fieldHash(field))
+    return shard, keyOf(shard)
+  end
+
   -- SETBIT numbers bits from the high end of each byte.
   local BIT_MASKS = { [0] = 128, 64, 32, 16, 8, 4, 2, 1 }
   local byteAt, band = string.byte, bit.band -- asked once per outcome: locals, not global lookups
@@ -215,7 +221,8 @@ do
   function writeIfNew(field, newState, clientShard, clientKey)
     local hash = fieldHash(field)
     local shard = shardOf(hash)
-    local key = shard == clientShard and clientKey or keyOf(shard)
+    if shard == clientShard then shardKeys[shard] = clientKey end
+    local key = keyOf(shard)
     local written = writeShard(shard, key, 'HSETNX', field, newState)
     if written == 1 and hash >= CHECKED_FROM and splits < MAX_SPLITS then growIfFull(shard, key) end
     return written
@@ -231,7 +238,7 @@ do
   function claim(o, written)
     local status, at, started = 0, 0, 0
     if written == 0 then
-      local key = keyOf(shardOf(fieldHash(o.field)))
+      local _, key = shardOfField(o.field)
       status, at, started = decode(redis.call('HGET', key, o.field))
       if at < forgetBefore then
         status, at, started = 0, 0, 0
@@ -243,7 +250,8 @@ do
 
   -- Reads a request's state without writing (the timeout sweep).
   function lookup(o)
-    local raw = redis.call('HGET', keyOf(shardOf(fieldHash(o.field))), o.field)
+    local _, key = shardOfField(o.field)
+    local raw = redis.call('HGET', key, o.field)
     if raw then
       local status, at, started = decode(raw)
       if at >= forgetBefore then return status, at, started end
@@ -252,8 +260,8 @@ do
   end
 
   function saveState(o, status, at, started)
-    local shard = shardOf(fieldHash(o.field))
-    writeShard(shard, keyOf(shard), 'HSET', o.field, packState(at, started, status))
+    local shard, key = shardOfField(o.field)
+    writeShard(shard, key, 'HSET', o.field, packState(at, started, status))
   end
 
 
