@@ -36,7 +36,7 @@ describe('positions, read from the Lua', () => {
     expect(Number(clientCountValues)).toBe(recordBatch.clientCountValues.length);
     expect(Number(outcomeValues)).toBe(recordBatch.outcomeValues.length);
     // Each outcome value, by the Lua local it lands in.
-    const luaName: Record<string, string> = { requestId: 'id', ledgerState: 'newState', ledgerField: 'field', ledgerShard: 'clientShard', ledgerKey: 'clientKey' };
+    const luaName: Record<string, string> = { ledgerState: 'newState', ledgerField: 'field', ledgerShard: 'clientShard', ledgerKey: 'clientKey' };
     const offsets = new Map<string, number>();
     for (const m of ops.matchAll(/local ([\w, ]+) = ((?:batch\[k(?: \+ \d)?\](?:, )?)+)/g)) {
       const names = m[1].split(', ');

@@ -116,8 +116,9 @@ export function channelListArgs(prefixesBySlot: string[][]): Array<string | numb
   return [prefixesBySlot.length, ...prefixesBySlot.map((slot) => slot.length), ...prefixesBySlot.flat()];
 }
 
-/** The `record` op's MessagePack batch (ops.lua): values per client count, then per outcome. */
+/** The `record` op's MessagePack batch (ops.lua, record.lua): values per client count, then per outcome. */
 export const recordBatch = {
   clientCountValues: ['seriesGroup', 'second', 'successes', 'failures', 'records'],
-  outcomeValues: ['requestId', 'code', 'status', 'ledgerState', 'ledgerField', 'ledgerShard', 'ledgerKey', 'seriesGroup'],
+  // No requestId: the script takes it from the ledger field, after the hash bytes (record.lua).
+  outcomeValues: ['code', 'status', 'ledgerState', 'ledgerField', 'ledgerShard', 'ledgerKey', 'seriesGroup'],
 } as const;

@@ -71,13 +71,15 @@ export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOu
   for (const c of counted) w.int(c.group).int(c.sec).int(c.successes).int(c.failures).bytes(Buffer.from(c.records)); // recordBatch.clientCountValues
   // recordBatch.outcomeValues, in order: the ledger state is the request's if it is new, as text
   // that Lua uses as sent (a number costs Redis more: it writes it out as text for every command).
-  w.int(outcomes.length);
+  // The split count goes with them: while the channel has as many, the script takes each outcome's shard
+  // as sent (ledger.lua's writeIfNew).
+  w.int(outcomes.length).int(splits);
   // `zset` keeps no ledger: its outcomes carry no shard key (shard 0, key '').
   const layout = settings.strategy === 'zset' ? undefined : ledgerShard.layout(splits, settings.ledgerShards);
   outcomes.forEach((o, i) => {
     const state = ledgerState.encode(o.at, o.status === StatusCode.Pending, o.status);
     const bits = ledgerField.hashBits(o.hash);
-    w.str(o.requestId).str(o.code).int(o.status).decimal(state).prefixedStr(bits, ledgerField.hashBytes, o.requestId);
+    w.str(o.code).int(o.status).decimal(state).prefixedStr(bits, ledgerField.hashBytes, o.requestId);
     const shard = layout ? ledgerShard.of(bits, layout) : 0;
     w.int(shard).str(layout ? ledgerShard.key(prefix, shard) : '').int(groups[i]);
   });

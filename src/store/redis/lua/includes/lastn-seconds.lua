@@ -37,6 +37,16 @@ local function minuteDetailKey(series, minute)
   return prefix .. minuteDetailPart(series, minute)
 end
 
+-- A quiet channel's call appends to one minute's detail second after second: its key is kept.
+local appendPrefix, appendSeries, appendMinute, appendKey
+local function appendKeyOf(series, minute)
+  if minute ~= appendMinute or series ~= appendSeries or prefix ~= appendPrefix then
+    appendPrefix, appendSeries, appendMinute = prefix, series, minute
+    appendKey = minuteDetailKey(series, minute)
+  end
+  return appendKey
+end
+
 -- Adds records (2 bytes each) to one second's detail, written at the end of the call (appends.lua).
 local function appendDetail(series, sec, records)
   if #records > QUIET_DETAIL_BYTES then
@@ -53,7 +63,7 @@ local function appendDetail(series, sec, records)
     tagged = table.concat(parts)
   end
   -- Kept while the minute's last second is within the horizon.
-  queueAppend(minuteDetailKey(series, minute), minute * 60 + 59, tagged)
+  queueAppend(appendKeyOf(series, minute), minute * 60 + 59, tagged)
 end
 
 local function countRecord(success, failure, record)

@@ -25,7 +25,7 @@
 -- `forgetBefore`; and its TTL ended a minute into this period, so it is gone, or nearly.
 -- provides: CLAIM_SAVES_STATE, ledgerStateKeys, startLedgerChannel, writeIfNew, claim, lookup, saveState, forget, markStarted,
 --           ledgerSplits
--- requires: horizon, skew, now, prefix, int, idiv, forgetBefore, chunked, ledgerShards, stateAt, packState, fieldHash
+-- requires: horizon, skew, now, prefix, int, numberText, idiv, forgetBefore, chunked, ledgerShards, stateAt, packState, fieldHash
 local CLAIM_SAVES_STATE = true -- writeIfNew has written a new request's state before claim()
 -- Nothing to forget: a forgotten request's ledger entry is simply overwritten by its next life (claim
 -- checks the horizon). The zset strategy's forget clears a started mark.
@@ -41,8 +41,9 @@ do
   -- a key's own ≈ 100 B is shared by a few dozen requests.
   local LOAD = 16
   -- The new requests that check their shard: hashes with their 4 top bits set, above the 18 that address
-  -- 4^9 shards. A check may split several shards: one in sixteen keeps up with a channel's growth.
-  local CHECKED_FROM = 15 * 2 ^ 20
+  -- 4^9 shards, so a field's first byte from 240 on. A check may split several shards: one in sixteen
+  -- keeps up with a channel's growth.
+  local CHECKED_FROM_BYTE = 240
   local SPLITS_A_CHECK = 8
   local MAX_SPLITS = (ledgerShards - 1) / (FAN_OUT - 1) -- ledgerShards is a power of FAN_OUT, at most 4^9
 
@@ -146,15 +147,15 @@ do
   -- created with a byte per 8 shards the channel has, and its splits get the bitmap's TTL.
   local function keepShard(shard, key)
     writtenNow[shard] = true
-    redis.call('EXPIRE', key, ledgerTtlSec)
+    redis.call('EXPIRE', key, numberText[ledgerTtlSec])
     readWritten()
     if writtenBits == '' then
       -- What the call read stays what it read: no shard was written before it (writtenNow has its own).
       writtenBits = string.rep('\0', math.ceil((1 + (FAN_OUT - 1) * splits) / 8))
-      redis.call('SET', writtenKey, writtenBits, 'EX', ledgerTtlSec)
-      redis.call('EXPIRE', splitsKey, ledgerTtlSec)
+      redis.call('SET', writtenKey, writtenBits, 'EX', numberText[ledgerTtlSec])
+      redis.call('EXPIRE', splitsKey, numberText[ledgerTtlSec])
     end
-    redis.call('SETBIT', writtenKey, shard, 1)
+    redis.call('SETBIT', writtenKey, numberText[shard], '1')
   end
 
   -- One write (HSETNX or HSET) of a request's state, the shard's first of the period between its
@@ -196,7 +197,7 @@ do
       -- Gone, it is no longer written in the period: its next write gives it a TTL again. (The bitmap
       -- exists: a target's keepShard made it if no write had.)
       writtenNow[source] = false
-      redis.call('SETBIT', writtenKey, source, 0)
+      redis.call('SETBIT', writtenKey, numberText[source], '0')
     end
   end
 
@@ -210,21 +211,25 @@ do
       splitNextShard()
       setSplits(splits + 1)
     end
-    if splits > before then redis.call('SET', splitsKey, splits, 'EX', ledgerTtlSec) end
+    if splits > before then redis.call('SET', splitsKey, numberText[splits], 'EX', numberText[ledgerTtlSec]) end
   end
 
   -- The record loop's first step (ops.lua), before it builds the outcome: writes `newState` for the
   -- request unless the shard knows it. HSETNX's answer: 1 when the request was unknown, 0 when known.
   -- A new request may split a shard, its own included: every later access finds its shard again.
-  -- The client sends the shard its last reply's split count gives, and that shard's key: built here,
-  -- a key cost ≈ 1 µs of Lua an outcome (docs/benchmarks.md), so the client's is taken when its shard is.
-  function writeIfNew(field, newState, clientShard, clientKey)
-    local hash = fieldHash(field)
-    local shard = shardOf(hash)
-    if shard == clientShard then shardKeys[shard] = clientKey end
-    local key = keyOf(shard)
+  -- The client sends the shard that its last reply's split count gives (`clientSplits`), and that shard's
+  -- key: while the channel has that many splits the client's shard is the script's, and is taken as it
+  -- is (a key built here cost ≈ 1 µs of Lua an outcome, its shard from the field's hash ≈ 2.5 % of an
+  -- outcome's instructions at 2,000 events/s: docs/benchmarks.md); otherwise the script finds it.
+  function writeIfNew(field, newState, clientShard, clientKey, clientSplits)
+    if splits == nil then setSplits(tonumber(redis.call('GET', splitsKey)) or 0) end
+    local shard, key = clientShard, clientKey
+    if splits ~= clientSplits then
+      shard = shardOf(fieldHash(field))
+      key = keyOf(shard)
+    end
     local written = writeShard(shard, key, 'HSETNX', field, newState)
-    if written == 1 and hash >= CHECKED_FROM and splits < MAX_SPLITS then growIfFull(shard, key) end
+    if written == 1 and byteAt(field, 1) >= CHECKED_FROM_BYTE and splits < MAX_SPLITS then growIfFull(shard, key) end
     return written
   end
 

@@ -1,13 +1,18 @@
 -- One channel's part of a record batch (the `record` op, ops.lua; and each channel of `record-many`,
 -- record-many.lua), read from the MessagePack array `batch` at position `i`: G series groups, each
 -- `count, series…`; C client counts, each `group, second, successes, failures, records`
--- (count-buckets.lua); N, then 8 values per outcome (ops.lua names them). Returns one character per
+-- (count-buckets.lua); N, the ledger split count the client's shards follow (ledger.lua's writeIfNew), then
+-- 7 values per outcome (ops.lua names them). Returns one character per
 -- outcome (0 accepted, 1 duplicate, 2 corrected) and the position after the part.
+-- The request id is not sent apart: it is the ledger field after its hash bytes (header.lua's
+-- ledgerField), taken only where an outcome needs it; a string per outcome in the batch cost Redis ≈ 2.5 %
+-- of an outcome's instructions at 2,000 events/s (docs/benchmarks.md).
 -- provides: recordSection
--- requires: addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE, noteFailure, ACCEPTED, apply, stateAt
+-- requires: addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE, noteFailure, ACCEPTED, apply, stateAt,
+--           idOfField
 local function recordSection(batch, i)
   -- Values per client count and per outcome: recordBatch in layouts.ts.
-  local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 8
+  local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 7
   local groups = {}
   local groupCount = batch[i]
   i = i + 1
@@ -21,23 +26,23 @@ local function recordSection(batch, i)
     addClientCounts(groups[batch[i + 1]], batch[i + 2], batch[i + 3], batch[i + 4], batch[i + 5])
     i = i + CLIENT_COUNT_VALUES
   end
-  local last = i + 1 + batch[i + 1] * OUTCOME_VALUES
+  local last, clientSplits = i + 2 + batch[i + 1] * OUTCOME_VALUES, batch[i + 2]
   -- One table reused for every outcome: allocating one per outcome costs more than its fields.
   local codes, o, n = {}, {}, 0
-  for k = i + 2, last, OUTCOME_VALUES do
-    local id, code, status, newState, field = batch[k], batch[k + 1], batch[k + 2], batch[k + 3], batch[k + 4]
-    local clientShard, clientKey = batch[k + 5], batch[k + 6]
-    local written = writeIfNew(field, newState, clientShard, clientKey)
+  for k = i + 3, last, OUTCOME_VALUES do
+    local code, status, newState, field = batch[k], batch[k + 1], batch[k + 2], batch[k + 3]
+    local clientShard, clientKey = batch[k + 4], batch[k + 5]
+    local written = writeIfNew(field, newState, clientShard, clientKey, clientSplits)
     n = n + 1
     if written == 1 and CLIENT_COUNTS and status ~= PENDING then
       -- Most outcomes: a request never seen, ending now, and counted by the client already. What
       -- apply() would do, without building the outcome or making its calls: ≈ 0.25 µs of Redis
       -- CPU less per outcome (docs/benchmarks.md).
-      if status == FAILURE then noteFailure(id, code, stateAt(tonumber(newState))) end
+      if status == FAILURE then noteFailure(idOfField(field), code, stateAt(tonumber(newState))) end
       codes[n] = ACCEPTED
     else
-      o.id, o.code, o.newState, o.status, o.at = id, code, newState, status, stateAt(tonumber(newState))
-      o.field, o.series = field, groups[batch[k + 7]]
+      o.id, o.code, o.newState, o.status, o.at = idOfField(field), code, newState, status, stateAt(tonumber(newState))
+      o.field, o.series = field, groups[batch[k + 6]]
       o.countedByClient = CLIENT_COUNTS and status ~= PENDING
       codes[n] = apply(o, written)
     end

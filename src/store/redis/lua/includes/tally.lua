@@ -16,7 +16,7 @@
 -- provides: TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, tallySecond,
 --           tally, flushTallies, minuteTotals, minuteSeconds, sumTally, minuteTally, REV_KEY,
 --           secondFields, PENDING_MARK, resetTallyCursor, WRITES_KEY, NEGATIVE_MARK, childOf
--- requires: prefix, int, keepFrom, idiv, retentionTtlSec, now, retention
+-- requires: prefix, int, numberText, keepFrom, idiv, retentionTtlSec, now, retention
 local TERMINAL_TALLY = 'b' -- fields SUCCESSES and FAILURES (strategy buckets)
 local PENDING_TALLY = 'p'  -- fields STARTED and OPEN_PENDING (every strategy)
 local SUCCESSES, FAILURES, STARTED, OPEN_PENDING = 's', 'f', 'p', 'o'
@@ -82,22 +82,26 @@ local function partsOf(kind, series, minute)
   return parts
 end
 
--- Outcomes of one call mostly share a few seconds: the key and field names of the last second
--- are kept, instead of building the same strings again for every outcome.
-local lastKind, lastSeries, lastSec, lastKey, lastOffset
+-- Outcomes of one call mostly share a few seconds, and those seconds their minute: the key and field
+-- names of the last second, and the key of its minute, are kept instead of built again. A quiet
+-- channel's call brings one outcome a second, five or so of one minute in the sweep's calls.
+local lastKind, lastSeries, lastSec, lastMinute, lastKey, lastOffset
 local function tallySecond(kind, series, sec, field, delta)
   if sec ~= lastSec or kind ~= lastKind or series ~= lastSeries then
     local minute = idiv(sec, 60)
-    local parts = partsOf(kind, series, minute)
-    lastKind, lastSeries, lastSec = kind, series, sec
-    lastKey, lastOffset = prefix .. parts.minute, sec - minute * 60
-    if not tallies[lastKey] then
-      tallies[lastKey] = {}
-      tallyKeys[#tallyKeys + 1] = lastKey
-      partsOfKey[lastKey], channelOf[lastKey] = parts, prefix
-      written[prefix] = true
-      if kind == PENDING_TALLY then pendingWritten[prefix] = true end
+    if minute ~= lastMinute or kind ~= lastKind or series ~= lastSeries then
+      local parts = partsOf(kind, series, minute)
+      lastKind, lastSeries, lastMinute = kind, series, minute
+      lastKey = prefix .. parts.minute
+      if not tallies[lastKey] then
+        tallies[lastKey] = {}
+        tallyKeys[#tallyKeys + 1] = lastKey
+        partsOfKey[lastKey], channelOf[lastKey] = parts, prefix
+        written[prefix] = true
+        if kind == PENDING_TALLY then pendingWritten[prefix] = true end
+      end
     end
+    lastSec, lastOffset = sec, sec - minute * 60
     if sec < lateBefore then lateWritten[prefix] = true end
   end
   local fields = tallies[lastKey]
@@ -108,7 +112,7 @@ end
 
 -- The cursor above knows no channel: a call that records several channels resets it between them.
 local function resetTallyCursor()
-  lastSec = nil
+  lastSec, lastMinute = nil, nil
 end
 
 local function tally(kind, series, atMs, field, delta)
@@ -128,14 +132,14 @@ local function incrementAll(key, fields, endSec, sums)
     local total = IS_TOTAL[field]
     if total and sums then sums[field] = (sums[field] or 0) + delta end
     if delta ~= 0 then
-      local value = redis.call('HINCRBY', key, field, delta)
+      local value = redis.call('HINCRBY', key, field, numberText[delta])
       if value < 0 then negative = true end
       if total then totals, fresh = true, fresh or value == delta end
       wrote = true
     end
   end
   if fresh or (wrote and not totals) then
-    redis.call('EXPIRE', key, math.ceil((endSec * 1000 + retention - now) / 1000) + 60)
+    redis.call('EXPIRE', key, numberText[math.ceil((endSec * 1000 + retention - now) / 1000) + 60])
   end
   return negative
 end
@@ -156,16 +160,16 @@ local function flushTallies()
   end
   -- Only the minutes decide the `ng` mark, as before: a block holds their sums.
   for _, block in ipairs(blockKeys) do incrementAll(block, blocks[block], blockEnd[block]) end
-  for channel in pairs(negative) do redis.call('SET', channel .. NEGATIVE_MARK, '1', 'EX', retentionTtlSec) end
-  for channel in pairs(pendingWritten) do redis.call('SET', channel .. PENDING_MARK, '1', 'EX', retentionTtlSec) end
+  for channel in pairs(negative) do redis.call('SET', channel .. NEGATIVE_MARK, '1', 'EX', numberText[retentionTtlSec]) end
+  for channel in pairs(pendingWritten) do redis.call('SET', channel .. PENDING_MARK, '1', 'EX', numberText[retentionTtlSec]) end
   -- Its TTL is set once, when the key is made: a key made again after it expired starts from the call's
   -- clock, not from 1, so a reader never finds the value it saw before the key expired.
   for channel in pairs(written) do
-    if redis.call('INCR', channel .. WRITES_KEY) == 1 then redis.call('SET', channel .. WRITES_KEY, int(now), 'EX', retentionTtlSec) end
+    if redis.call('INCR', channel .. WRITES_KEY) == 1 then redis.call('SET', channel .. WRITES_KEY, int(now), 'EX', numberText[retentionTtlSec]) end
   end
   for channel in pairs(lateWritten) do
     redis.call('INCR', channel .. REV_KEY)
-    redis.call('EXPIRE', channel .. REV_KEY, retentionTtlSec)
+    redis.call('EXPIRE', channel .. REV_KEY, numberText[retentionTtlSec])
   end
 end
 
