@@ -105,6 +105,23 @@ describe.each(statsEngines())('counting rules: $name', (engine) => {
     await pulse.close();
   });
 
+  it('lists a busy second\'s failures as one, upgrades included, however a call splits them', async () => {
+    const { pulse } = await engine.make();
+    // Ten failures of one second in one call, each at its own millisecond; then a call upgrading five
+    // of them, the first and the last five of that second among them. (A Redis store logs a call's
+    // first few failures of a second with their minute and the rest with the second: an upgrade's record
+    // can land in the other log than its failure's.)
+    const second = start - 10_000;
+    await pulse.recordMany(Array.from({ length: 10 }, (_, i) => fail(`f${i}`, second + i)));
+    const upgraded = [6, 7, 8, 9, 0];
+    await pulse.recordMany(upgraded.map((i) => ok(`f${i}`, start - 1_000)));
+    const standing = [5, 4, 3, 2, 1].map((i) => ({ requestId: `f${i}`, at: second + i, code: 'E' }));
+    expect(await pulse.failures('alipay', { window: '5m' })).toEqual(standing);
+    expect(await pulse.failures('alipay', { window: '5m', limit: 2 })).toEqual(standing.slice(0, 2));
+    expect(await pulse.rate('alipay', { window: '5m' })).toMatchObject({ total: 10, success: 5, failure: 5 });
+    await pulse.close();
+  });
+
   it('answers last-N over the newest n outcomes by completion time, and null with no data', async () => {
     const { pulse } = await engine.make();
     expect(await pulse.lastN('alipay', { n: 3 })).toMatchObject({ total: 0, rate: null, low: null, sufficient: false });

@@ -1,29 +1,54 @@
 -- Newest failures per channel (drill-down) for strategy `buckets`, without a sorted set: inserting
 -- into one and trimming it cost ≈ 4 µs of Redis CPU per failure in the benchmark (cache misses in its
--- skip list), ≈ 0.2 µs per outcome at 5 % failures. Instead each second's failed requests are appended,
--- once per call (appends.lua), to that second's log `fl:<second>`, kept while the second is within the horizon:
+-- skip list), ≈ 0.2 µs per outcome at 5 % failures. Instead failed requests are appended, once per call
+-- (appends.lua), to a log kept while its time is within the horizon:
 --   `+<at>\t<id>\t<code>\n`  a failure;   `-<at>\t<id>\t\n`  that failure, upgraded to a success.
+-- A call's first QUIET_FAILURES failures of a second go to their minute's log `flm:<minute>`, the rest to
+-- the second's own log `fl:<second>`: a key costs ≈ 100 B of its own, and at 1 event/s per channel a key per
+-- second with a failure was 8 B of an event's ≈ 90 (docs/benchmarks.md); a busy second keeps a log of its
+-- own, so a read of the newest failures never parses a whole busy minute. A second's records may be in
+-- both logs, and a read takes both.
 -- Reading walks back from now over the seconds whose failure counters (tally.lua, the channel's
 -- series '') are not zero, so a quiet hour costs a few counter reads, not a read per second.
 -- All failures within the horizon are kept (≈ 50 B each); `failuresMax` bounds the sorted sets only.
 -- provides: noteFailure, unnoteFailure, readFailures, startFailureLogChannel
 -- requires: prefix, int, idiv, queueAppend, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals,
 --           FAILURES, minuteSeconds
+local QUIET_FAILURES = 4
+local RECORD = '([+-])(%d+)\t([^\t]*)\t([^\n]*)\n'
+
 local function failLogKey(sec)
   return prefix .. 'fl:' .. int(sec)
 end
 
--- A call's failures mostly share their second: its key is built once, not per failure.
-local logSec, logKey
-
--- Forgets the cached key when the call moves to another channel.
-local function startFailureLogChannel()
-  logSec, logKey = nil, nil
+local function minuteLogKey(minute)
+  return prefix .. 'flm:' .. int(minute)
 end
+
+-- A call's failures mostly share their second and minute: their keys are built once, not per failure.
+local logSec, logKey, logMinute, logMinuteKey
+-- Failures the call has logged per second, for the channel `loggedFor`.
+local loggedInSecond, loggedFor = {}, nil
+
+-- Forgets the cached keys when the call moves to another channel.
+local function startFailureLogChannel()
+  logSec, logKey, logMinute, logMinuteKey = nil, nil, nil, nil
+end
+
 local function logFailure(at, record)
   local sec = idiv(at, 1000)
-  if sec ~= logSec then logSec, logKey = sec, failLogKey(sec) end
-  queueAppend(logKey, sec, record)
+  if loggedFor ~= prefix then loggedInSecond, loggedFor = {}, prefix end
+  local logged = (loggedInSecond[sec] or 0) + 1
+  loggedInSecond[sec] = logged
+  if logged > QUIET_FAILURES then
+    if sec ~= logSec then logSec, logKey = sec, failLogKey(sec) end
+    queueAppend(logKey, sec, record)
+    return
+  end
+  local minute = idiv(sec, 60)
+  if minute ~= logMinute then logMinute, logMinuteKey = minute, minuteLogKey(minute) end
+  -- Kept while the minute's last second is within the horizon.
+  queueAppend(logMinuteKey, minute * 60 + 59, record)
 end
 
 local function noteFailure(id, code, at)
@@ -35,16 +60,47 @@ local function unnoteFailure(o, at)
   logFailure(at, '-' .. int(at) .. '\t' .. o.id .. '\t\n')
 end
 
+-- A minute log's records, by second: read once a call.
+local minuteLogs = {}
+local function minuteLogBySecond(minute)
+  local key = minuteLogKey(minute)
+  local bySecond = minuteLogs[key]
+  if not bySecond then
+    bySecond = {}
+    for sign, at, id, code in string.gmatch(redis.call('GET', key) or '', RECORD) do
+      local sec = idiv(tonumber(at), 1000)
+      local records = bySecond[sec]
+      if not records then
+        records = {}
+        bySecond[sec] = records
+      end
+      records[#records + 1] = { sign, at, id, code }
+    end
+    minuteLogs[key] = bySecond
+  end
+  return bySecond
+end
+
 -- The failures of one second still standing, with at in [fromMs, now]: newest first, and at the same
 -- ms in the order ZREVRANGEBYSCORE gives equal scores (members `<id>\t<code>` in reverse).
 local function secondFailures(sec, fromMs)
-  local standing = {}
-  for sign, at, id, code in string.gmatch(redis.call('GET', failLogKey(sec)) or '', '([+-])(%d+)\t([^\t]*)\t([^\n]*)\n') do
-    standing[at .. '\t' .. id] = sign == '+' and { member = id .. '\t' .. code, at = tonumber(at) } or nil
+  -- A failure and its upgrade may sit in different logs: each (at, id) stands while its `+` records
+  -- outnumber its `-` records, whatever order the logs are read in.
+  local net, failed = {}, {}
+  local function add(sign, at, id, code)
+    local request = at .. '\t' .. id
+    if sign == '+' then
+      net[request] = (net[request] or 0) + 1
+      failed[request] = { member = id .. '\t' .. code, at = tonumber(at) }
+    else
+      net[request] = (net[request] or 0) - 1
+    end
   end
+  for sign, at, id, code in string.gmatch(redis.call('GET', failLogKey(sec)) or '', RECORD) do add(sign, at, id, code) end
+  for _, r in ipairs(minuteLogBySecond(idiv(sec, 60))[sec] or {}) do add(r[1], r[2], r[3], r[4]) end
   local found = {}
-  for _, f in pairs(standing) do
-    if f.at >= fromMs and f.at <= now then found[#found + 1] = f end
+  for request, f in pairs(failed) do
+    if net[request] > 0 and f.at >= fromMs and f.at <= now then found[#found + 1] = f end
   end
   table.sort(found, function(a, b)
     if a.at ~= b.at then return a.at > b.at end
