@@ -1,15 +1,14 @@
 // `npm run bench:instructions [-- --events 20000 --batch 500 --lanes seed,buckets --points 1x400,2000x1]`: the
-// instructions Redis executes per event, counted by callgrind, for each lane of the engine sweep. A count
-// of instructions does not move with the machine's other load, where Redis CPU time moves by ±15 % from
-// one run to the next on a shared 2-core machine: a change of a few per cent to a script shows here in
-// one run. Instructions are not time (cache misses are not counted): the sweep stays the measure of the
-// bars, this is the measure to choose between two versions of a script.
-import { spawn } from 'node:child_process';
+// instructions Redis executes per event, counted by callgrind, for each lane of the engine sweep. The count
+// moves by ≈ 0.5 % between runs whatever the machine's other load, where Redis CPU time moves by ±15 % on a
+// shared 2-core machine: a change of a few per cent to a script shows here in one run. Instructions are not
+// time (neither the kernel's work nor cache misses are counted): the sweep stays the measure of the bars,
+// this is the measure to choose between two versions of a script.
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { execFile } from 'node:child_process';
 import { createClient } from 'redis';
 import { ManualClock } from '../../src/clock.js';
 import { freePort } from '../../test/support/redisServer.js';
