@@ -1,12 +1,12 @@
 -- One channel's part of a record batch (the `record` op, ops.lua; and each channel of `record-many`,
 -- record-many.lua), read from the MessagePack array `batch` at position `i`: G series groups, each
 -- `count, series…`; C client counts, each `group, second, successes, failures, records`
--- (count-buckets.lua); N, the ledger split count the client's shards follow (ledger.lua's writeIfNew), then
--- 7 values per outcome (ops.lua names them). Returns one character per
--- outcome (0 accepted, 1 duplicate, 2 corrected) and the position after the part.
+-- (count-buckets.lua); N, the ledger split count the client's shards follow (ledger.lua's writeIfNew),
+-- then 7 values per outcome (layouts.ts names them). Returns one character per outcome (0 accepted,
+-- 1 duplicate, 2 corrected) and the position after the part.
 -- The request id is not sent apart: it is the ledger field after its hash bytes (header.lua's
--- ledgerField), taken only where an outcome needs it; a string per outcome in the batch cost Redis ≈ 2.5 %
--- of an outcome's instructions at 2,000 events/s (docs/benchmarks.md).
+-- ledgerField), taken only where an outcome needs it; one more string per outcome in the batch cost
+-- Redis ≈ 2.5 % of an outcome's instructions at 2,000 events/s (npm run bench:instructions).
 -- provides: recordSection
 -- requires: addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE, noteFailure, ACCEPTED, apply, stateAt,
 --           idOfField
