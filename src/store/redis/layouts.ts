@@ -44,8 +44,8 @@ export const ledgerField = {
 /**
  * A request's ledger shard after `splits` splits (ledger.lua's setSplits and shardOf: linear hashing, each
  * split turning one shard into four, up to `maxShards`), and its key. The client sends both with each
- * outcome, from the split count of the channel's last reply; the script takes the key where its own shard
- * is the same, and builds it otherwise.
+ * outcome, from the split count of the channel's last reply, and that count once per channel; the script
+ * takes them as sent while the channel has that many splits, and finds them otherwise.
  */
 export const ledgerShard = {
   layout(splits: number, maxShards: number): { levelSize: number; splitNext: number } {

@@ -79,8 +79,13 @@ do
   end
   startLedgerChannel()
 
-  local function shardOf(hash)
+  -- The channel's split count, read when the call first needs it.
+  local function readSplits()
     if splits == nil then setSplits(tonumber(redis.call('GET', splitsKey)) or 0) end
+  end
+
+  local function shardOf(hash)
+    readSplits()
     local shard = hash % levelSize
     if shard < splitNext then shard = hash % (levelSize * FAN_OUT) end
     return shard
@@ -223,12 +228,9 @@ do
   -- field's hash ≈ 3 % of an outcome's instructions at 2,000 events/s, npm run bench:instructions);
   -- otherwise the script finds it.
   function writeIfNew(field, newState, clientShard, clientKey, clientSplits)
-    if splits == nil then setSplits(tonumber(redis.call('GET', splitsKey)) or 0) end
+    readSplits()
     local shard, key = clientShard, clientKey
-    if splits ~= clientSplits then
-      shard = shardOf(fieldHash(field))
-      key = keyOf(shard)
-    end
+    if splits ~= clientSplits then shard, key = shardOfField(field) end
     local written = writeShard(shard, key, 'HSETNX', field, newState)
     if written == 1 and byteAt(field, 1) >= CHECKED_FROM_BYTE and splits < MAX_SPLITS then growIfFull(shard, key) end
     return written

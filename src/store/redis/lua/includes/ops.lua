@@ -1,12 +1,13 @@
 -- The operations of a channel script; each call first turns due pendings into timeouts.
 --   record   ARGV[11] = the batch, one MessagePack array (statsStore.ts): G series groups, each
 --            `count, series…`; C client counts (CLIENT_COUNTS strategies, else 0), each `group,
---            second, successes, failures, records` (count-buckets.lua); N, then 8 values per outcome
---            (record.lua reads them):
---            requestId; code ('' if none); status (1 pending 2 failure 3 success); newState =
+--            second, successes, failures, records` (count-buckets.lua); N; the ledger split count the
+--            client's shards follow; then 7 values per outcome (record.lua reads them):
+--            code ('' if none); status (1 pending 2 failure 3 success); newState =
 --            at·8 + started·4 + status as text, the request's ledger state if it is new; its ledger
---            field, 3 hash bytes then the id (layouts.ts's ledgerField); the client's guess of its ledger
---            shard and that shard's key (layouts.ts's ledgerShard); its series group (1-based).
+--            field, 3 hash bytes then the id (layouts.ts's ledgerField), the only place the id travels;
+--            the client's ledger shard and that shard's key (layouts.ts's ledgerShard); its series group
+--            (1-based).
 --            Returns one character per outcome (0 accepted, 1 duplicate, 2 corrected), then the
 --            channel's ledger split count.
 --   windows  ARGV[11] = series, ARGV[12…] = window lengths in seconds.
