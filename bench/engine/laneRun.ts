@@ -35,6 +35,8 @@ export interface LaneRun {
   scriptCallsPerEvent: number;
   queryP50Ms: number;
   queryP99Ms: number;
+  /** A PING's p99 on another connection, timed right after each query: the machine's floor. */
+  pingP99Ms: number;
   usage?: KindUsage[];
   /** With `cpuFromMs`: Redis CPU per event over the events from then on. */
   lateRedisCpuUsPerEvent?: number;
@@ -72,15 +74,27 @@ async function writeAll(lane: Lane, traffic: Traffic, clock: ManualClock, o: Run
   return mark;
 }
 
-async function timeQueries(lane: Lane, channel: string, o: RunOptions): Promise<number[]> {
-  for (let q = 0; q < o.warmUpQueries; q++) await lane.rate5m(channel);
-  const latencies: number[] = [];
+// Each query is followed by a PING on another connection of the same client library to the same server:
+// this 2-core machine's own round trip has millisecond tails (p99 0.1–1.8 ms for PING alone, from one
+// minute to the next), and the PING's p99, taken over the same moments, says how much of a query's is the
+// machine's.
+async function timeQueries(lane: Lane, channel: string, admin: RedisConnection, o: RunOptions): Promise<{ queries: number[]; pings: number[] }> {
+  const ping = () => admin.command(channel, ['PING']);
+  for (let q = 0; q < o.warmUpQueries; q++) {
+    await lane.rate5m(channel);
+    await ping();
+  }
+  const queries: number[] = [];
+  const pings: number[] = [];
   for (let q = 0; q < o.queries; q++) {
     const t0 = performance.now();
     await lane.rate5m(channel);
-    latencies.push(performance.now() - t0);
+    const t1 = performance.now();
+    await ping();
+    queries.push(t1 - t0);
+    pings.push(performance.now() - t1);
   }
-  return latencies;
+  return { queries, pings };
 }
 
 function perEvent(before: RedisSample, after: RedisSample, events: number) {
@@ -116,7 +130,7 @@ export async function runLane(name: LaneName, traffic: Traffic, expected5m: Expe
     const counted = await lane.rate5m(hottest);
     const expected = expected5m(name, hottest, clock.now());
     if (counted !== expected) throw new Error(`${name}: 5m window holds ${counted} events, expected ${expected}`);
-    const latencies = await timeQueries(lane, hottest, o);
+    const { queries, pings } = await timeQueries(lane, hottest, admin, o);
     const usage = o.diagnose ? await usageByKind(admin) : undefined;
     await o.afterQueries?.(lane);
     return {
@@ -125,8 +139,9 @@ export async function runLane(name: LaneName, traffic: Traffic, expected5m: Expe
       eventsPerSec: Math.round(traffic.events / seconds),
       clientCpuUsPerEvent: (clientCpu.user + clientCpu.system) / traffic.events,
       ...perEvent(before, after, traffic.events),
-      queryP50Ms: percentile(latencies, 50),
-      queryP99Ms: percentile(latencies, 99),
+      queryP50Ms: percentile(queries, 50),
+      queryP99Ms: percentile(queries, 99),
+      pingP99Ms: percentile(pings, 99),
       usage,
       ...(late && { lateRedisCpuUsPerEvent: perEvent(late.sample, after, traffic.events - late.eventsBefore).redisCpuUsPerEvent }),
     };

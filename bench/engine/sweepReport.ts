@@ -51,12 +51,13 @@ export function sweepTable(points: PointRuns[], lanes: string[]): string {
         isSeed ? '1' : spread(ratios(point, lane, 'eventsPerSec'), 2, '×'),
         spread(values('scriptCallsPerEvent'), 3),
         spread(values('queryP99Ms'), 3),
+        spread(values('pingP99Ms'), 3),
         lane === 'buckets' ? missedBars(point).join('; ') || 'all met' : '',
       ]);
     }
   }
   return formatTable(
-    ['per channel × channels', 'lane', 'Redis B/event', '× seed', 'Redis CPU µs/event', '× seed', 'events/s', '× seed', 'script calls/event', '5m query p99 ms', 'bars (buckets)'],
+    ['per channel × channels', 'lane', 'Redis B/event', '× seed', 'Redis CPU µs/event', '× seed', 'events/s', '× seed', 'script calls/event', '5m query p99 ms', 'PING p99 ms', 'bars (buckets)'],
     rows,
   );
 }

@@ -15,7 +15,7 @@ export async function runVolumeBench(options: Partial<SweepOptions> = {}) {
     writers: 4,
     batch: 500,
     warmUpQueries: 200,
-    queries: 1000,
+    queries: 5000,
     diagnose: false,
     log: (line) => console.log(line),
     ...options,
