@@ -115,8 +115,7 @@ export async function runLane(name: LaneName, traffic: Traffic, expected5m: Expe
   const clock = new ManualClock(traffic.startMs);
   const lane = await openLane(name, redis.url, clock);
   try {
-    // A read first: it loads the lane's scripts, so a script's body (≈ 80 KB for a strategy's) is not
-    // counted as the events' memory; the seed's lane loads its script when it opens.
+    // A read first, so that no lane's first call is measured (each opens with its scripts loaded, lanes.ts).
     await lane.rate5m(traffic.channels[0]);
     const before = await sampleRedis(admin);
     const clientCpuBefore = process.cpuUsage();

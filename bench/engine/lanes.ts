@@ -1,7 +1,9 @@
 // The lanes of the volume sweep behind one shape: the seed's design, and PayPulse's strategies
 // through the library (createPulse, recordMany), each on a Redis server of its own.
+import { createClient } from 'redis';
 import type { ManualClock } from '../../src/clock.js';
 import { createPulse } from '../../src/pulse.js';
+import { strategyScripts } from '../../src/store/redis/statsStore.js';
 import type { Outcome, Strategy } from '../../src/types.js';
 import { SeedLane } from './seedLane.js';
 
@@ -30,6 +32,7 @@ export async function openLane(name: LaneName, url: string, clock: ManualClock):
       close: () => seed.close(),
     };
   }
+  await loadScripts(name, url);
   // A generous record timeout: on a loaded machine a slow call must be measured, not buffered.
   const pulse = await createPulse({ redis: url, strategy: name, clock, namespace: 'bench', recordTimeoutMs: 30_000 });
   return {
@@ -42,4 +45,18 @@ export async function openLane(name: LaneName, url: string, clock: ManualClock):
     rate5m: async (channel) => (await pulse.rate(channel, { window: '5m' })).total,
     close: () => pulse.close(),
   };
+}
+
+/**
+ * Loads a strategy's scripts, as the seed's lane loads its own when it opens: a script's first call would
+ * otherwise compile it (≈ 80 KB of Lua for the full one) and store its body within what a benchmark measures.
+ */
+async function loadScripts(strategy: Strategy, url: string): Promise<void> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    for (const script of new Set(Object.values(strategyScripts(strategy)))) await client.sendCommand(['SCRIPT', 'LOAD', script.source]);
+  } finally {
+    await client.close();
+  }
 }

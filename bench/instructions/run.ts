@@ -1,5 +1,6 @@
-// `npm run bench:instructions [-- --events 20000 --batch 500 --lanes seed,buckets --points 1x400,2000x1]`: the
-// instructions Redis executes per event, counted by callgrind, for each lane of the engine sweep. The count
+// `npm run bench:instructions [-- --events 20000 --batch 500 --queries 1000 --lanes seed,buckets --points 1x400,2000x1]`:
+// the instructions Redis executes per event, and per 5-minute rate query on the hottest channel after the
+// ingest, counted by callgrind, for each lane of the engine sweep. The count
 // moves by ≈ 0.5 % between runs whatever the machine's other load, where Redis CPU time moves by ±15 % on a
 // shared 2-core machine: a change of a few per cent to a script shows here in one run. Instructions are not
 // time (neither the kernel's work nor cache misses are counted): the sweep stays the measure of the bars,
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     // The sweep's four writers of 500 reach Redis as one call of ≈ 2,000 at 1 event/s per channel, where
     // the recorder coalesces them (src/stats/batchSize.ts): --batch 2000 counts that shape.
     batch: { type: 'string', default: '500' },
+    queries: { type: 'string', default: '1000' },
     lanes: { type: 'string', default: 'seed,buckets' },
     points: { type: 'string', default: volumePoints.map((p) => `${p.perChannelPerSec}x${p.channels}`).join(',') },
   },
@@ -34,6 +36,7 @@ interface Count {
   point: VolumePoint;
   lane: LaneName;
   instructionsPerEvent: number;
+  instructionsPerQuery: number;
 }
 
 /** A redis-server under callgrind, counting from `zero()` to `total()`. */
@@ -72,19 +75,22 @@ async function startCountedRedis() {
 
 // One writer: under callgrind Redis is ≈ 50× slower, and concurrent writers' batches would coalesce
 // into bigger calls than they do at full speed.
-async function countLane(lane: LaneName, point: VolumePoint, events: number, batchSize: number): Promise<Count> {
+async function countLane(lane: LaneName, point: VolumePoint, events: number, batchSize: number, queries: number): Promise<Count> {
   const traffic = trafficAt(point, events, Date.UTC(2026, 0, 1, 12));
   const redis = await startCountedRedis();
   const clock = new ManualClock(traffic.startMs);
   const opened = await openLane(lane, redis.url, clock);
   try {
-    await opened.rate5m(traffic.channels[0]); // loads the lane's scripts, as laneRun.ts does before it measures
+    await opened.rate5m(traffic.channels[0]); // a first call before counting, as laneRun.ts makes one
     await redis.zero();
     for (const batch of batchesOf(traffic, batchSize)) {
       clock.set(Math.max(clock.now(), batch[batch.length - 1].at));
       await opened.recordMany(batch);
     }
-    return { point, lane, instructionsPerEvent: Math.round((await redis.total()) / traffic.events) };
+    const instructionsPerEvent = Math.round((await redis.total()) / traffic.events);
+    await redis.zero();
+    for (let i = 0; i < queries; i++) await opened.rate5m(traffic.channels[0]);
+    return { point, lane, instructionsPerEvent, instructionsPerQuery: Math.round((await redis.total()) / queries) };
   } finally {
     await opened.close();
     await redis.stop();
@@ -93,6 +99,7 @@ async function countLane(lane: LaneName, point: VolumePoint, events: number, bat
 
 const events = Number(values.events);
 const batchSize = Number(values.batch);
+const queries = Number(values.queries);
 const lanes = values.lanes.split(',') as LaneName[];
 const points = values.points.split(',').map((p) => {
   const [perChannelPerSec, channels] = p.split('x').map(Number);
@@ -102,17 +109,25 @@ const counts: Count[] = [];
 for (const point of points) {
   for (const lane of lanes) {
     console.error(`${point.perChannelPerSec}/s × ${point.channels}: ${lane}…`);
-    counts.push(await countLane(lane, point, events, batchSize));
+    counts.push(await countLane(lane, point, events, batchSize, queries));
   }
 }
-const seedOf = (point: VolumePoint) => counts.find((c) => c.point === point && c.lane === 'seed')?.instructionsPerEvent;
+const seedOf = (point: VolumePoint) => counts.find((c) => c.point === point && c.lane === 'seed');
+const ratio = (value: number, seed: number | undefined) => (seed ? `${(value / seed).toFixed(2)}×` : '');
 console.log(
   formatTable(
-    ['per channel × channels', 'lane', 'Redis instructions/event', '× seed'],
+    ['per channel × channels', 'lane', 'Redis instructions/event', '× seed', 'Redis instructions/query', '× seed'],
     counts.map((c) => {
       const seed = seedOf(c.point);
-      return [`${c.point.perChannelPerSec.toLocaleString('en-US')}/s × ${c.point.channels}`, c.lane, c.instructionsPerEvent.toLocaleString('en-US'), seed ? `${(c.instructionsPerEvent / seed).toFixed(2)}×` : ''];
+      return [
+        `${c.point.perChannelPerSec.toLocaleString('en-US')}/s × ${c.point.channels}`,
+        c.lane,
+        c.instructionsPerEvent.toLocaleString('en-US'),
+        ratio(c.instructionsPerEvent, seed?.instructionsPerEvent),
+        c.instructionsPerQuery.toLocaleString('en-US'),
+        ratio(c.instructionsPerQuery, seed?.instructionsPerQuery),
+      ];
     }),
   ),
 );
-console.log(`written to ${writeLatestResult('instructions', { events, writers: 1, batch: batchSize, counts })}`);
+console.log(`written to ${writeLatestResult('instructions', { events, writers: 1, batch: batchSize, queries, counts })}`);

@@ -17,6 +17,16 @@ import type { Strategy } from '../../src/types.js';
 const include = (name: string) => readFileSync(join(luaDir, 'includes', name), 'utf8');
 
 describe('positions, read from the Lua', () => {
+  it('tally.lua writes out each counter field’s second names as the field’s letter and the second', () => {
+    const tally = include('tally.lua');
+    const letters = /^local SUCCESSES, FAILURES, STARTED, OPEN_PENDING = (.+)$/m.exec(tally)![1]!.split(', ').map((l) => l.replace(/'/g, ''));
+    const table = /^local secondFields = \{\n([\s\S]*?)\n\}$/m.exec(tally)![1]!;
+    const names = new Map([...table.matchAll(/\[(\w+)\] = \{ \[0\] = ([^}]*)\}/g)].map((m) => [m[1], m[2]!.match(/'\w+'/g)!.map((n) => n.slice(1, -1))]));
+    ['SUCCESSES', 'FAILURES', 'STARTED', 'OPEN_PENDING'].forEach((field, i) => {
+      expect(names.get(field)).toEqual(Array.from({ length: 60 }, (_, second) => `${letters[i]}${second}`));
+    });
+  });
+
   it('header.lua reads each setting from the ARGV position layouts.ts gives it', () => {
     // The Lua locals drop the unit the TypeScript names carry.
     const luaName: Record<string, string> = { pendingTimeoutMs: 'pendingTimeout', horizonMs: 'horizon', retentionMs: 'retention', skewToleranceMs: 'skew' };

@@ -1,7 +1,7 @@
 // The Redis engine of the success-rate port: one Lua call per channel and operation, except the record of
 // many channels' batches (recordCalls.ts) and the read of many channels' windows (one call per 50
 // channels), each per node on a cluster.
-import type { FailedRequest, MinuteCounts } from '../../types.js';
+import type { FailedRequest, MinuteCounts, Strategy } from '../../types.js';
 import { channelPrefix, channelsKey, epochKey } from '../keys/stats.js';
 import { clusterSlot } from '../keys/clusterSlot.js';
 import { type ChannelBatch, type ChannelSeries, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
@@ -19,6 +19,19 @@ const scriptFiles = {
   zset: 'zset-1.lua',
   'zset-sharded': 'zset-sharded-1.lua',
 } as const;
+
+/** A strategy's reads alone, where it has such a script: a smaller script costs Redis less per call. */
+const readScriptFiles: Partial<Record<Strategy, string>> = { buckets: 'buckets-read-1.lua' };
+
+/** A strategy's scripts: the full one, and its reads alone (the full one again where it has no such script). */
+export function strategyScripts(strategy: Strategy): { script: LuaScript; readScript: LuaScript } {
+  const script = loadScript(scriptFiles[strategy]);
+  const readFile = readScriptFiles[strategy];
+  return { script, readScript: readFile ? loadScript(readFile) : script };
+}
+
+/** A reads-only script's answer when the channel has timeouts due, which only the full script writes. */
+const SWEEP = 'sweep';
 
 /** A record call's reply: one digit per outcome (read by char code: a batch's reply is thousands of them). */
 function codesOf(reply: RedisReply | undefined): RecordCode[] {
@@ -44,6 +57,7 @@ function windowsOf(reply: number[], first: number, count: number): WindowCounts[
 export class RedisStatsStore implements StatsStore {
   readonly kind: 'redis' | 'redis-cluster';
   private readonly script: LuaScript;
+  private readonly readScript: LuaScript;
   private readonly epochScript = loadScript('storeEpoch-1.lua');
   /** The health snapshot's reads, carried from one second to the next (windowsCarry.ts). */
   private readonly carry = new WindowsCarry();
@@ -62,7 +76,7 @@ export class RedisStatsStore implements StatsStore {
     private readonly channelsPerCall = 50,
   ) {
     this.kind = redis.isCluster ? 'redis-cluster' : 'redis';
-    this.script = loadScript(scriptFiles[settings.strategy]);
+    ({ script: this.script, readScript: this.readScript } = strategyScripts(settings.strategy));
     if (redis.kind === 'sentinel') {
       const replay = new FailoverReplay({ rewrite: (channel, outcomes, now) => this.writeBatch(channel, outcomes, now, 5_000) });
       redis.onPrimaryChange(() => replay.primaryChanged());
@@ -73,6 +87,16 @@ export class RedisStatsStore implements StatsStore {
   private call(channel: string, op: string, now: number, args: RedisArg[], timeoutMs?: number): Promise<RedisReply> {
     const s = this.settings;
     return this.redis.runScript(this.script, [channelPrefix(s.namespace, channel)], [...channelScriptArgs(op, now, s), ...args], timeoutMs);
+  }
+
+  /** A read op: through the reads-only script, or the full one when the first channel has timeouts due. */
+  private async read(firstPrefix: string, args: RedisArg[]): Promise<RedisReply> {
+    const reply = await this.redis.runScript(this.readScript, [firstPrefix], args);
+    return reply === SWEEP && this.readScript !== this.script ? this.redis.runScript(this.script, [firstPrefix], args) : reply;
+  }
+
+  private readChannel(channel: string, op: string, now: number, args: RedisArg[]): Promise<RedisReply> {
+    return this.read(channelPrefix(this.settings.namespace, channel), [...channelScriptArgs(op, now, this.settings), ...args]);
   }
 
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
@@ -160,7 +184,7 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]> {
-    const reply = (await this.call(channel, 'windows', now, [series, ...windowsSec])) as number[];
+    const reply = (await this.readChannel(channel, 'windows', now, [series, ...windowsSec])) as number[];
     return windowsOf(reply, 0, windowsSec.length);
   }
 
@@ -188,7 +212,7 @@ export class RedisStatsStore implements StatsStore {
     const windows = carry ? [windowsSec.length, ...windowsSec, FRESH_SECONDS, MAX_GAP_SECONDS, AHEAD_SECONDS] : [windowsSec.length, ...windowsSec];
     let reply: Array<Array<string | number> | string>;
     try {
-      reply = (await this.redis.runScript(this.script, [prefixesBySlot[0]![0]!], [...channelScriptArgs(op, now, s), ...channels, ...windows, ...perChannel])) as typeof reply;
+      reply = (await this.read(prefixesBySlot[0]![0]!, [...channelScriptArgs(op, now, s), ...channels, ...windows, ...perChannel])) as typeof reply;
     } catch (err) {
       for (const i of ordered) carry?.forget(reads[i]!.channel);
       if (slots.length === 1 || !slotMoved(err)) throw err;
@@ -199,7 +223,7 @@ export class RedisStatsStore implements StatsStore {
       ordered.map(async (i, c) => {
         const { channel, series } = reads[i]!;
         const counts = reply[c]!;
-        // 'sweep': timeouts are due, which only the channel's own call turns into failures (ops.lua).
+        // SWEEP: timeouts are due, which only the channel's own call turns into failures (ops.lua).
         if (typeof counts === 'string') {
           carry?.forget(channel);
           results[i] = await Promise.all(series.map((id) => this.readWindows(channel, id, windowsSec, now)));
@@ -213,12 +237,12 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async readLastN(channel: string, series: string, n: number, now: number) {
-    const [success, failure] = (await this.call(channel, 'lastn', now, [series, n])) as number[];
+    const [success, failure] = (await this.readChannel(channel, 'lastn', now, [series, n])) as number[];
     return { success, failure };
   }
 
   async readFailures(channel: string, fromMs: number, now: number, limit: number): Promise<FailedRequest[]> {
-    const reply = (await this.call(channel, 'failures', now, [fromMs, limit])) as string[];
+    const reply = (await this.readChannel(channel, 'failures', now, [fromMs, limit])) as string[];
     const failures: FailedRequest[] = [];
     for (let i = 0; i < reply.length; i += 2) {
       const [requestId, code] = reply[i].split('\t');
@@ -231,7 +255,7 @@ export class RedisStatsStore implements StatsStore {
     const first = Math.ceil(fromMs / 60_000);
     const last = Math.floor(toMs / 60_000);
     if (last < first) return [];
-    const reply = (await this.call(channel, 'minutes', now, [series, first, last])) as number[];
+    const reply = (await this.readChannel(channel, 'minutes', now, [series, first, last])) as number[];
     return Array.from({ length: last - first + 1 }, (_, i) => ({
       minute: (first + i) * 60_000,
       success: reply[i * 3],

@@ -124,6 +124,25 @@ describe.each(engines)('readWindowsMany: $name', (engine) => {
     }
   }, 60_000);
 
+  it('turns the first channel’s due timeouts into failures before it counts them', async () => {
+    const namespace = `wm${process.pid}-${++namespaces}`;
+    const { store, close } = await engine.open(namespace);
+    try {
+      const channels = ['ch0', 'ch1', 'ch2']; // the first test's indexes 2–4: ch1, odd, has timeouts due at `now`
+      for (const [i, channel] of channels.entries()) await record(store, channel, i + 2);
+      const reads: ChannelSeries[] = ['ch1', 'ch0', 'ch2'].map((channel) => ({ channel, series: seriesIds }));
+
+      const many = await store.readWindowsMany(reads, windowsSec, now);
+      const hour = windowsSec.indexOf(3600);
+      expect(many[0]![0]![hour]).toMatchObject({ pending: 1 });
+      expect(many[0]![2]![hour]!.failure).toBeGreaterThan(0);
+      const single = await Promise.all(reads.map((r) => Promise.all(r.series.map((s) => store.readWindows(r.channel, s, windowsSec, now)))));
+      expect(many).toEqual(single);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
   it('answers an empty list, and a channel asked for no series, with nothing', async () => {
     const { store, close } = await engine.open(`wm${process.pid}-${++namespaces}`);
     try {

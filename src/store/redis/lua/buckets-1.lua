@@ -8,6 +8,7 @@
 --@include lastn-seconds.lua
 --@include count-buckets.lua
 --@include failures-log.lua
+--@include pending-due.lua
 --@include outcome.lua
 
 -- The call's gathered writes. flushTerminal first: it writes its counters through the tallies.
@@ -18,5 +19,8 @@ local function flushWrites()
 end
 --@include record.lua
 --@include record-many.lua
+-- A read first turns its channel's due timeouts into failures, and writes them.
+sweepTimeouts()
+flushWrites()
 --@include windows-delta.lua
 --@include ops.lua

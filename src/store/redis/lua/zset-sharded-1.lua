@@ -8,6 +8,7 @@
 --@include lastn-zset.lua
 --@include count-sharded.lua
 --@include failures-zset.lua
+--@include pending-due.lua
 --@include outcome.lua
 
 -- The call's gathered writes. The trims after flushZadds: they trim what it wrote.
@@ -18,4 +19,7 @@ local function flushWrites()
   flushLastN()
 end
 --@include record.lua
+-- A read first turns its channel's due timeouts into failures, and writes them.
+sweepTimeouts()
+flushWrites()
 --@include ops.lua

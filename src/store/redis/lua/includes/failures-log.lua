@@ -13,7 +13,7 @@
 -- All failures within the horizon are kept (≈ 50 B each); `failuresMax` bounds the sorted sets only.
 -- provides: noteFailure, unnoteFailure, readFailures, startFailureLogChannel
 -- requires: prefix, int, idiv, queueAppend, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals,
---           FAILURES, minuteSeconds
+--           FAILURES, minuteSeconds, secondFields
 local QUIET_FAILURES = 4
 local RECORD = '([+-])(%d+)\t([^\t]*)\t([^\n]*)\n'
 
@@ -119,7 +119,7 @@ local function readFailures(fromMs, limit)
     if minuteTotals(key)[FAILURES] > 0 then
       local first, counters = minute * 60, minuteSeconds(key)
       for sec = math.min(nowSec, first + 59), math.max(fromSec, first), -1 do
-        if (counters[FAILURES .. (sec - first)] or 0) > 0 then
+        if (tonumber(counters[secondFields[FAILURES][sec - first]]) or 0) > 0 then
           for _, f in ipairs(secondFailures(sec, fromMs)) do
             out[#out + 1] = f.member
             out[#out + 1] = f.at

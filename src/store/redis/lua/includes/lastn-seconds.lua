@@ -10,7 +10,7 @@
 -- so this strategy has no addLastN/removeLastN/flushLastN (the sorted-set strategies' hooks).
 -- provides: appendDetail, readLastN
 -- requires: prefix, int, idiv, queueAppend, now, forgetBefore, minuteTally, TERMINAL_TALLY, SUCCESSES, FAILURES,
---           minuteSeconds, bucketKey, childOf
+--           minuteSeconds, bucketKey, childOf, secondFields
 local function detailKey(series, sec)
   return prefix .. 'd:' .. series .. ':' .. int(sec)
 end
@@ -130,7 +130,8 @@ local function readLastN(series, n)
       sec = first - 1
     else
       local h = minuteSeconds(bucketKey(TERMINAL_TALLY, series, minute))
-      local s, f = h[SUCCESSES .. (sec - first)] or 0, h[FAILURES .. (sec - first)] or 0
+      local offset = sec - first
+      local s, f = tonumber(h[secondFields[SUCCESSES][offset]]) or 0, tonumber(h[secondFields[FAILURES][offset]]) or 0
       if s + f > need then s, f = newestOfSecond(series, sec, sec * 1000, sec * 1000 + 999, need) end
       success, failure, need = success + s, failure + f, need - s - f
       sec = sec - 1

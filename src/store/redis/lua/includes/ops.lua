@@ -1,15 +1,5 @@
--- The operations of a channel script; each call first turns due pendings into timeouts.
---   record   ARGV[11] = the batch, one MessagePack array (statsStore.ts): G series groups, each
---            `count, series…`; C client counts (CLIENT_COUNTS strategies, else 0), each `group,
---            second, successes, failures, records` (count-buckets.lua); N; the ledger split count the
---            client's shards follow; then 7 values per outcome (record.lua reads them):
---            code ('' if none); status (1 pending 2 failure 3 success); newState =
---            at·8 + started·4 + status as text, the request's ledger state if it is new; its ledger
---            field, 3 hash bytes then the id (layouts.ts's ledgerField), the only place the id travels;
---            the client's ledger shard and that shard's key (layouts.ts's ledgerShard); its series group
---            (1-based).
---            Returns one character per outcome (0 accepted, 1 duplicate, 2 corrected), then the
---            channel's ledger split count.
+-- The read operations of a channel script. The full script turns its channel's due timeouts into failures
+-- first; a reads-only script answers 'sweep' instead (buckets-read-1.lua).
 --   windows  ARGV[11] = series, ARGV[12…] = window lengths in seconds.
 --            Returns success, failure, started, pending for each window.
 --   windows-many  ARGV[11…] = the channels (header.lua's channelList), then W, W window lengths in
@@ -23,19 +13,8 @@
 --   minutes  ARGV[11] = series, ARGV[12] = first minute, ARGV[13] = last minute (epoch minutes).
 --            Returns success, failure, started for each minute.
 -- provides: (nothing)
--- requires: sweepTimeouts, op, OP_ARGS, recordSection, flushWrites, now, readTerminal, sumTally, PENDING_TALLY,
---           STARTED, OPEN_PENDING, readLastN, readFailures, readMinuteTerminal, minuteTally, prefix, int, channelList,
---           ledgerSplits
-sweepTimeouts()
-
-if op == 'record' then
-  local codes = recordSection(cmsgpack.unpack(ARGV[OP_ARGS]), 1)
-  flushWrites()
-  return { codes, ledgerSplits() }
-end
-
-flushWrites()
-
+-- requires: op, OP_ARGS, now, readTerminal, sumTally, PENDING_TALLY, STARTED, OPEN_PENDING, readLastN, readFailures,
+--           readMinuteTerminal, minuteTally, prefix, channelList, timeoutsDue
 -- A series' counts for windows from each of `fromSecs` to `toSec`, appended to `out`.
 local function appendWindows(out, series, fromSecs, toSec)
   for _, fromSec in ipairs(fromSecs) do
@@ -64,7 +43,7 @@ if op == 'windows-many' then
     -- Every read include builds its keys from `prefix` when called, so re-pointing it reads channel c.
     prefix = prefixes[c]
     local seriesCount = tonumber(ARGV[k])
-    if c > 1 and #redis.call('ZRANGEBYSCORE', prefix .. 'pend', '-inf', int(now), 'LIMIT', 0, 1) > 0 then
+    if c > 1 and timeoutsDue(prefix) then
       out[c] = 'sweep'
     else
       local counts = {}

@@ -3,12 +3,12 @@
 -- lookup, saveState, markStarted, forget (ledger.lua or count-zset.lua); countTerminal, which counts
 -- a terminal outcome in the windows and in last-N (count-*.lua); noteFailure and unnoteFailure
 -- (failures-*.lua). Writes gathered over the call are sent at its end by the strategy's own
--- flushWrites (in its script file), which ops.lua calls.
+-- flushWrites (in its script file).
 --
 -- `o.countedByClient`: the client has counted this terminal outcome already, as if it were new
 -- (strategies with CLIENT_COUNTS, see count-buckets.lua). Every path that accepts the outcome keeps that
 -- count; the duplicate path takes it back.
--- provides: apply, sweepTimeouts, startPendingChannel, anyPendingIn
+-- provides: apply, sweepTimeouts, startPendingChannel
 -- requires: prefix, saveState, countTerminal, FAILURE, noteFailure, DUPLICATE, unnoteFailure, PENDING, tally,
 --           PENDING_TALLY, STARTED, OPEN_PENDING, int, pendingTimeout, keepFor, retentionTtlSec, claim,
 --           CLAIM_SAVES_STATE, ACCEPTED, markStarted, SUCCESS, CORRECTED, now, split, lookup, forget, fieldHash,
@@ -21,14 +21,6 @@ local function startPendingChannel()
   pendKey, pendInfoKey = prefix .. 'pend', prefix .. 'pinfo'
 end
 startPendingChannel()
-
--- Whether any of the channels (their prefixes) has a pending request: one EXISTS, where a sweep per
--- channel would read each channel's set.
-local function anyPendingIn(prefixes)
-  local keys = {}
-  for c = 1, #prefixes do keys[c] = prefixes[c] .. 'pend' end
-  return redis.call('EXISTS', unpack(keys)) > 0
-end
 
 -- `stateSaved`: the strategy's claim() has already written the request's state.
 local function addTerminal(o, status, at, code, started, stateSaved)

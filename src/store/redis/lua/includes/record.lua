@@ -1,15 +1,19 @@
--- One channel's part of a record batch (the `record` op, ops.lua; and each channel of `record-many`,
--- record-many.lua), read from the MessagePack array `batch` at position `i`: G series groups, each
--- `count, series…`; C client counts, each `group, second, successes, failures, records`
--- (count-buckets.lua); N, the ledger split count the client's shards follow (ledger.lua's writeIfNew),
--- then 7 values per outcome (layouts.ts names them). Returns one character per outcome (0 accepted,
--- 1 duplicate, 2 corrected) and the position after the part.
+-- The `record` op: ARGV[11] is one channel's part of a batch, a MessagePack array (statsStore.ts). Returns
+-- one character per outcome (0 accepted, 1 duplicate, 2 corrected), then the channel's ledger split count.
+-- recordSection reads a channel's part (of this op, and of each channel of `record-many`, record-many.lua)
+-- from `batch` at position `i`: G series groups, each `count, series…`; C client counts (CLIENT_COUNTS
+-- strategies, else 0), each `group, second, successes, failures, records` (count-buckets.lua); N; the
+-- ledger split count the client's shards follow (ledger.lua's writeIfNew); then 7 values per outcome
+-- (layouts.ts names them): code ('' if none); status (1 pending 2 failure 3 success); newState =
+-- at·8 + started·4 + status as text, the request's ledger state if it is new; its ledger field, 3 hash
+-- bytes then the id (layouts.ts's ledgerField); the client's ledger shard and that shard's key
+-- (layouts.ts's ledgerShard); its series group (1-based). Returns the codes and the position after the part.
 -- The request id is not sent apart: it is the ledger field after its hash bytes (header.lua's
 -- ledgerField), taken only where an outcome needs it; one more string per outcome in the batch cost
 -- Redis ≈ 2.5 % of an outcome's instructions at 2,000 events/s (npm run bench:instructions).
 -- provides: recordSection
 -- requires: addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE, noteFailure, ACCEPTED, apply, stateAt,
---           idOfField
+--           idOfField, op, OP_ARGS, sweepTimeouts, flushWrites, ledgerSplits
 local function recordSection(batch, i)
   -- Values per client count and per outcome: recordBatch in layouts.ts.
   local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 7
@@ -48,4 +52,11 @@ local function recordSection(batch, i)
     end
   end
   return table.concat(codes), last + 1
+end
+
+if op == 'record' then
+  sweepTimeouts()
+  local codes = recordSection(cmsgpack.unpack(ARGV[OP_ARGS]), 1)
+  flushWrites()
+  return { codes, ledgerSplits() }
 end

@@ -22,12 +22,10 @@
 --   then, except for 'q', M and the counts of M seconds from the oldest fresh one on, `width` numbers each
 --   (success, failure, then started, pending), the seconds after them up to AHEAD seconds ahead all zeros.
 -- provides: (nothing)
--- requires: op, OP_ARGS, now, prefix, idiv, sweepTimeouts, flushWrites, sumTally, anyPendingIn, int, channelList, eachSlot,
+-- requires: op, OP_ARGS, now, prefix, idiv, sumTally, anyPendingIn, timeoutsDue, channelList, eachSlot,
 --           TERMINAL_TALLY, PENDING_TALLY, SUCCESSES, FAILURES, STARTED, OPEN_PENDING, bucketKey, REV_KEY,
 --           WRITES_KEY, NEGATIVE_MARK, secondFields, PENDING_MARK
 if op == 'windows-delta' then
-  sweepTimeouts()
-  flushWrites()
   -- Success and failure (or started and open) of each second in [fromSec, toSec], appended to `out`.
   local function appendSeconds(out, kind, series, fieldA, fieldB, fromSec, toSec)
     local namesA, namesB, sec = secondFields[fieldA], secondFields[fieldB], fromSec
@@ -143,7 +141,8 @@ if op == 'windows-delta' then
       local at = 4 * c - 4
       markKeys[at + 1], markKeys[at + 2], markKeys[at + 3], markKeys[at + 4] = p .. REV_KEY, p .. WRITES_KEY, p .. PENDING_MARK, p .. NEGATIVE_MARK
     end
-    -- The first channel's due timeouts were swept above: a call of one channel needs no EXISTS.
+    -- The first channel has no due timeouts (swept, or the call answered 'sweep'): a call of one channel
+    -- needs no EXISTS.
     local got, pending = redis.call('MGET', unpack(markKeys)), #prefixes > 1 and anyPendingIn(slotPrefixes)
     for i = 1, #got do marks[4 * offset + i] = got[i] end
     for c = 1, #slotPrefixes do anyPending[offset + c] = pending end
@@ -151,7 +150,7 @@ if op == 'windows-delta' then
   local out, k = {}, first + windowCount + 4
   for c = 1, #prefixes do
     prefix = prefixes[c]
-    if anyPending[c] and c > 1 and #redis.call('ZRANGEBYSCORE', prefix .. 'pend', '-inf', int(now), 'LIMIT', 0, 1) > 0 then
+    if anyPending[c] and c > 1 and timeoutsDue(prefix) then
       out[c] = 'sweep'
       k = k + 5 + 2 * tonumber(ARGV[k + 4])
     else
