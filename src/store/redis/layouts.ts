@@ -116,7 +116,7 @@ export function channelListArgs(prefixesBySlot: string[][]): Array<string | numb
   return [prefixesBySlot.length, ...prefixesBySlot.map((slot) => slot.length), ...prefixesBySlot.flat()];
 }
 
-/** The `record` op's MessagePack batch (ops.lua, record.lua): values per client count, then per outcome. */
+/** The `record` op's MessagePack batch (record.lua): values per client count, then per outcome. */
 export const recordBatch = {
   clientCountValues: ['seriesGroup', 'second', 'successes', 'failures', 'records'],
   // No requestId: the script takes it from the ledger field, after the hash bytes (record.lua).

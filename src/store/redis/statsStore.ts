@@ -223,7 +223,7 @@ export class RedisStatsStore implements StatsStore {
       ordered.map(async (i, c) => {
         const { channel, series } = reads[i]!;
         const counts = reply[c]!;
-        // SWEEP: timeouts are due, which only the channel's own call turns into failures (ops.lua).
+        // SWEEP: timeouts are due, which only the channel's own call turns into failures (ops.lua, windows-delta.lua).
         if (typeof counts === 'string') {
           carry?.forget(channel);
           results[i] = await Promise.all(series.map((id) => this.readWindows(channel, id, windowsSec, now)));

@@ -1,5 +1,6 @@
 -- Strategy buckets (the default): ledger hashes for dedup, per-second counters for windows.
--- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua and includes/ops.lua.
+-- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua, includes/record.lua and
+-- includes/ops.lua.
 --@include header.lua
 --@include tally.lua
 --@include chunked.lua

@@ -1,5 +1,6 @@
 -- Strategy zset: the all/succ sorted sets of the classic design, which are also the dedup state.
--- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua and includes/ops.lua.
+-- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua, includes/record.lua and
+-- includes/ops.lua.
 --@include header.lua
 --@include tally.lua
 --@include chunked.lua

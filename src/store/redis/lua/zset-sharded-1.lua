@@ -1,5 +1,6 @@
 -- Strategy zset-sharded: ledger hashes for dedup, per-minute hash-sharded sorted sets for windows.
--- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua and includes/ops.lua.
+-- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua, includes/record.lua and
+-- includes/ops.lua.
 --@include header.lua
 --@include tally.lua
 --@include chunked.lua

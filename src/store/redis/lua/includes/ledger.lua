@@ -219,7 +219,7 @@ do
     if splits > before then redis.call('SET', splitsKey, numberText[splits], 'EX', numberText[ledgerTtlSec]) end
   end
 
-  -- The record loop's first step (ops.lua), before it builds the outcome: writes `newState` for the
+  -- The record loop's first step (record.lua), before it builds the outcome: writes `newState` for the
   -- request unless the shard knows it. HSETNX's answer: 1 when the request was unknown, 0 when known.
   -- A new request may split a shard, its own included: every later access finds its shard again.
   -- The client sends the shard that its last reply's split count gives (`clientSplits`), and that shard's
