@@ -24,7 +24,7 @@ for (let repeat = 0; repeat < Number(values.repeats); repeat++) {
     const traffic = trafficAt(point, Number(values.events), start);
     for (const lane of lanes) {
       const run = await runLane(lane, traffic, (l, c, now) => expectedIn5m(traffic, l === 'seed', c, now), options);
-      const line = [`${point.perChannelPerSec}/s`, lane.padEnd(8), `${run.eventsPerSec} ev/s`, `client ${run.clientCpuUsPerEvent.toFixed(2)} µs/ev`, `redis ${run.redisCpuUsPerEvent.toFixed(2)} µs/ev`];
+      const line = [`${point.perChannelPerSec}/s`, lane.padEnd(8), `${run.eventsPerSec} ev/s`, `client ${run.clientCpuUsPerEvent.toFixed(2)} µs/ev`, `redis ${run.redisCpuUsPerEvent.toFixed(2)} µs/ev`, `${(1 / run.scriptCallsPerEvent).toFixed(0)} ev/call`];
       console.log(line.join('  '));
     }
   }

@@ -56,7 +56,7 @@ describe('positions, read from the Lua', () => {
     recordBatch.outcomeValues.forEach((name, i) => expect([name, offsets.get(luaName[name] ?? name)]).toEqual([name, i]));
     // Client counts: the call passes batch[i + 1 … 5] to count-buckets' addClientCounts in its order.
     expect(ops).toMatch(/addClientCounts\(groups\[batch\[i \+ 1\]\], batch\[i \+ 2\], batch\[i \+ 3\], batch\[i \+ 4\], batch\[i \+ 5\]\)/);
-    const params = /local function addClientCounts\(([^)]*)\)/.exec(include('count-buckets.lua'))![1].split(', ');
+    const params = /local function addClientCounts\(([^)]*)\)/.exec(include('count-buckets-writes.lua'))![1].split(', ');
     const paramName: Record<string, string> = { seriesGroup: 'seriesList', second: 'sec' };
     expect(params).toEqual(recordBatch.clientCountValues.map((n) => paramName[n] ?? n));
   });

@@ -1,5 +1,5 @@
 // Strategy `buckets` counts on the client: every terminal outcome of a batch as if it were new, in
-// the script's own shape (countTerminal in count-buckets.lua), so the script's common case is one
+// the script's own shape (countTerminal in count-buckets-writes.lua), so the script's common case is one
 // HSETNX per outcome; it takes back the count of each outcome its ledger finds to be a duplicate.
 // The same rules as the script's, from the same `now`: nothing before the retention counts, and
 // nothing before the dedup horizon gets a last-N record (no outcome that old reaches the store, but

@@ -74,6 +74,7 @@ export class RedisConnection {
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly primaryListeners: Array<() => void> = [];
+  private readonly readyListeners: Array<() => void> = [];
 
   private constructor(
     private readonly client: AnyClient,
@@ -106,11 +107,11 @@ export class RedisConnection {
     this.client.on('error', (err: Error) => this.watch.error(err));
     if (this.kind === 'standalone') {
       // A standalone client retries its first connection forever by itself (reconnectStrategy).
-      this.client.on('ready', () => this.watch.ready());
+      this.client.on('ready', () => this.ready());
       this.client.connect().catch(() => undefined);
       return;
     }
-    this.client.on('ready', () => this.watch.ready());
+    this.client.on('ready', () => this.ready());
     if (this.kind === 'sentinel') {
       this.client.on('topology-change', (event: { type: string; node?: { host: string; port: number } }) => {
         if (event.type !== 'MASTER_CHANGE') return;
@@ -126,11 +127,21 @@ export class RedisConnection {
     this.primaryListeners.push(listener);
   }
 
+  /** Called at every connection made, the first and each reconnect: the server may have restarted empty. */
+  onReady(listener: () => void): void {
+    this.readyListeners.push(listener);
+  }
+
+  private ready(): void {
+    this.watch.ready();
+    for (const listener of this.readyListeners) listener();
+  }
+
   /** Cluster and Sentinel clients give up when discovery fails; try again until it works or we close. */
   private discover(attempt: number): void {
     if (this.closed) return;
     this.client.connect().then(
-      () => this.watch.ready(),
+      () => this.ready(),
       (err: unknown) => {
         if (this.closed) return;
         this.watch.error(err instanceof Error ? err : new Error(String(err)));

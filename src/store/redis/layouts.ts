@@ -69,7 +69,7 @@ export const ledgerShard = {
 /**
  * One outcome in a second's last-N detail string, 2 bytes big-endian: `ms·4 + success·2 + removed`,
  * ms within the second (0–999, so at most 3,997: 12 bits). `removed` takes back an earlier record of
- * the same outcome (an upgraded failure). Written by clientCounts.ts and count-buckets.lua, read by
+ * the same outcome (an upgraded failure). Written by clientCounts.ts and count-buckets-writes.lua, read by
  * lastn-seconds.lua.
  */
 export const lastNRecord = {

@@ -64,7 +64,7 @@ export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOu
     w.int(list.length);
     for (const series of list) w.str(series);
   }
-  // Only `buckets` takes the client's counts (CLIENT_COUNTS in its count-buckets.lua); the sorted-set
+  // Only `buckets` takes the client's counts (CLIENT_COUNTS in its count-buckets-writes.lua); the sorted-set
   // strategies count member by member in the script.
   const counted = settings.strategy === 'buckets' ? [...countAsNew(outcomes, groups, now, settings)] : [];
   w.int(counted.length);

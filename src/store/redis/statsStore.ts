@@ -13,6 +13,7 @@ import { AHEAD_SECONDS, FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './w
 import { LedgerSplitHints, packRecordPart, recordManyLimits } from './recordCalls.js';
 import { nodeCalls } from './nodeCalls.js';
 import { loadScript, type LuaScript } from './scripts.js';
+import { ChannelTouches, touchIntervalMs } from './channelTouches.js';
 
 const scriptFiles = {
   buckets: 'buckets-1.lua',
@@ -62,6 +63,7 @@ export class RedisStatsStore implements StatsStore {
   /** The health snapshot's reads, carried from one second to the next (windowsCarry.ts). */
   private readonly carry = new WindowsCarry();
   private readonly splitHints = new LedgerSplitHints();
+  private readonly touches: ChannelTouches;
   /** Sentinel only: recent batches, written again to a new primary (see failoverReplay.ts). */
   private readonly replay: FailoverReplay | undefined;
 
@@ -77,6 +79,8 @@ export class RedisStatsStore implements StatsStore {
   ) {
     this.kind = redis.isCluster ? 'redis-cluster' : 'redis';
     ({ script: this.script, readScript: this.readScript } = strategyScripts(settings.strategy));
+    this.touches = new ChannelTouches(touchIntervalMs(settings.horizonMs));
+    redis.onReady(() => this.touches.forgetAll());
     if (redis.kind === 'sentinel') {
       const replay = new FailoverReplay({ rewrite: (channel, outcomes, now) => this.writeBatch(channel, outcomes, now, 5_000) });
       redis.onPrimaryChange(() => replay.primaryChanged());
@@ -265,11 +269,18 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async touchChannels(channels: string[], now: number, timeoutMs: number): Promise<void> {
+    const due = this.touches.due(channels, now);
+    if (due.length === 0) return;
     const key = channelsKey(this.settings.namespace);
-    await Promise.all([
-      this.redis.command(key, ['ZADD', key, ...channels.flatMap((c) => [now, c])], timeoutMs),
-      this.redis.command(key, ['PEXPIRE', key, this.settings.retentionMs], timeoutMs),
-    ]);
+    try {
+      await Promise.all([
+        this.redis.command(key, ['ZADD', key, ...due.flatMap((c) => [now, c])], timeoutMs),
+        this.redis.command(key, ['PEXPIRE', key, this.settings.retentionMs], timeoutMs),
+      ]);
+    } catch (err) {
+      this.touches.forget(due);
+      throw err;
+    }
   }
 
   async listChannels(sinceMs: number, now: number): Promise<string[]> {

@@ -3,12 +3,16 @@
 -- includes/ops.lua.
 --@include header.lua
 --@include tally.lua
+--@include tally-writes.lua
 --@include chunked.lua
 --@include appends.lua
 --@include ledger.lua
 --@include lastn-seconds.lua
+--@include lastn-seconds-writes.lua
 --@include count-buckets.lua
+--@include count-buckets-writes.lua
 --@include failures-log.lua
+--@include failures-log-writes.lua
 --@include pending-due.lua
 --@include outcome.lua
 

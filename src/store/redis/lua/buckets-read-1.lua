@@ -1,12 +1,12 @@
 -- Strategy buckets, its reads alone: the ops of ops.lua and windows-delta.lua, over the same keys as
 -- buckets-1.lua. Every call runs a script's top level again, closures and tables of every include it
--- holds, so a read leaves out the record path's (the ledger, a request's outcomes, record-many).
+-- holds, so a read leaves out the record path's (the ledger, a request's outcomes, record-many) and the
+-- writing halves of the includes it shares with it (`*-writes.lua`).
 -- A read whose first channel has timeouts due answers 'sweep' before it reads anything: only the full
 -- script writes those failures, and the client asks it instead (statsStore.ts).
 -- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua and includes/ops.lua.
 --@include header.lua
 --@include tally.lua
---@include appends.lua
 --@include lastn-seconds.lua
 --@include count-buckets.lua
 --@include failures-log.lua

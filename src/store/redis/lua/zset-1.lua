@@ -3,6 +3,7 @@
 -- includes/ops.lua.
 --@include header.lua
 --@include tally.lua
+--@include tally-writes.lua
 --@include chunked.lua
 --@include zadds.lua
 --@include lastn-zset.lua

@@ -3,6 +3,7 @@
 -- includes/ops.lua.
 --@include header.lua
 --@include tally.lua
+--@include tally-writes.lua
 --@include chunked.lua
 --@include ledger.lua
 --@include zadds.lua

@@ -11,10 +11,10 @@
 -- Reading walks back from now over the seconds whose failure counters (tally.lua, the channel's
 -- series '') are not zero, so a quiet hour costs a few counter reads, not a read per second.
 -- All failures within the horizon are kept (≈ 50 B each); `failuresMax` bounds the sorted sets only.
--- provides: noteFailure, unnoteFailure, readFailures, startFailureLogChannel
--- requires: prefix, int, idiv, queueAppend, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals,
+-- The logs are written by failures-log-writes.lua.
+-- provides: readFailures, failLogKey, minuteLogKey
+-- requires: prefix, int, idiv, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals,
 --           FAILURES, minuteSeconds, secondFields
-local QUIET_FAILURES = 4
 local RECORD = '([+-])(%d+)\t([^\t]*)\t([^\n]*)\n'
 
 local function failLogKey(sec)
@@ -23,41 +23,6 @@ end
 
 local function minuteLogKey(minute)
   return prefix .. 'flm:' .. int(minute)
-end
-
--- A call's failures mostly share their second and minute: their keys are built once, not per failure.
-local logSec, logKey, logMinute, logMinuteKey
--- Failures the call has logged per second, for the channel `loggedFor`.
-local loggedInSecond, loggedFor = {}, nil
-
--- Forgets the cached keys when the call moves to another channel.
-local function startFailureLogChannel()
-  logSec, logKey, logMinute, logMinuteKey = nil, nil, nil, nil
-end
-
-local function logFailure(at, record)
-  local sec = idiv(at, 1000)
-  if loggedFor ~= prefix then loggedInSecond, loggedFor = {}, prefix end
-  local logged = (loggedInSecond[sec] or 0) + 1
-  loggedInSecond[sec] = logged
-  if logged > QUIET_FAILURES then
-    if sec ~= logSec then logSec, logKey = sec, failLogKey(sec) end
-    queueAppend(logKey, sec, record)
-    return
-  end
-  local minute = idiv(sec, 60)
-  if minute ~= logMinute then logMinute, logMinuteKey = minute, minuteLogKey(minute) end
-  -- Kept while the minute's last second is within the horizon.
-  queueAppend(logMinuteKey, minute * 60 + 59, record)
-end
-
-local function noteFailure(id, code, at)
-  logFailure(at, '+' .. int(at) .. '\t' .. id .. '\t' .. code .. '\n')
-end
-
--- The request's failure at `at` was upgraded to a success.
-local function unnoteFailure(o, at)
-  logFailure(at, '-' .. int(at) .. '\t' .. o.id .. '\t\n')
 end
 
 -- A minute log's records, by second: read once a call.

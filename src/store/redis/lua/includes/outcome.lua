@@ -6,7 +6,7 @@
 -- flushWrites (in its script file).
 --
 -- `o.countedByClient`: the client has counted this terminal outcome already, as if it were new
--- (strategies with CLIENT_COUNTS, see count-buckets.lua). Every path that accepts the outcome keeps that
+-- (strategies with CLIENT_COUNTS, see count-buckets-writes.lua). Every path that accepts the outcome keeps that
 -- count; the duplicate path takes it back.
 -- provides: apply, sweepTimeouts, startPendingChannel
 -- requires: prefix, saveState, countTerminal, FAILURE, noteFailure, DUPLICATE, unnoteFailure, PENDING, tally,

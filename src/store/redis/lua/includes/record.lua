@@ -2,7 +2,7 @@
 -- one character per outcome (0 accepted, 1 duplicate, 2 corrected), then the channel's ledger split count.
 -- recordSection reads a channel's part (of this op, and of each channel of `record-many`, record-many.lua)
 -- from `batch` at position `i`: G series groups, each `count, series…`; C client counts (CLIENT_COUNTS
--- strategies, else 0), each `group, second, successes, failures, records` (count-buckets.lua); N; the
+-- strategies, else 0), each `group, second, successes, failures, records` (count-buckets-writes.lua); N; the
 -- ledger split count the client's shards follow (ledger.lua's writeIfNew); then 7 values per outcome
 -- (layouts.ts names them): code ('' if none); status (1 pending 2 failure 3 success); newState =
 -- at·8 + started·4 + status as text, the request's ledger state if it is new; its ledger field, 3 hash

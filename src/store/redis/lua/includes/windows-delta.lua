@@ -4,7 +4,7 @@
 -- settled sums and the fresh seconds one by one; a second later it needs only the seconds that left each
 -- window and the fresh seconds again, a few fields, where a whole read costs every key its windows span (an
 -- hour-long window: ≈ 16 keys per counter, some read second by second). The writers keep that exact: a call
--- writing counts more than LATE_SECONDS in its own past changes the channel's `rev` (tally.lua), and a
+-- writing counts more than LATE_SECONDS in its own past changes the channel's `rev` (tally-writes.lua), and a
 -- reader whose `rev` differs reads whole again. Every call writing counts changes the channel's `wr`: while
 -- it is unchanged, the fresh seconds the reader holds (read AHEAD seconds past its second, for writes dated
 -- ahead of its clock) are still what Redis holds, and the call reads none of them.
@@ -13,7 +13,7 @@
 --   the second of the reader's previous read (0: none), the `rev` and `wr` it saw, the last second whose
 --   fresh counts it holds (0: none), S, and per series its id and W characters, '1' where that window may
 --   have counts among the seconds leaving it ('0': the reader infers there are none from its sums, which
---   holds while no count is negative: the channel's `ng` unset, tally.lua).
+--   holds while no count is negative: the channel's `ng` unset, tally-writes.lua).
 --   Returns per channel 'sweep' (as `windows-many`), or `<mode><width>:<rev>:<wr>`: mode 'd' when the
 --   previous read carries over, 'q' when it does and the fresh seconds are unchanged, 'f' when it does not;
 --   width 4 when the channel has pending counts, else 2. Then per series N, and N windows (the others are all

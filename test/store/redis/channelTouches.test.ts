@@ -1,0 +1,79 @@
+// Redis's channel list is marked once per channel and interval, not at every batch, and marked again
+// after the server restarted empty.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/clock.js';
+import { createPulse } from '../../../src/pulse.js';
+import { ChannelTouches, touchIntervalMs } from '../../../src/store/redis/channelTouches.js';
+import { eventually } from '../../kit/engines.js';
+import { startRedis, type LocalRedis } from '../../support/redisServer.js';
+
+describe('ChannelTouches', () => {
+  it('marks a channel at its first batch of each interval, and again after a failed mark', () => {
+    const touches = new ChannelTouches(10_000);
+    expect(touches.due(['a', 'b'], 0)).toEqual(['a', 'b']);
+    expect(touches.due(['a', 'b', 'c'], 9_999)).toEqual(['c']);
+    touches.forget(['c']);
+    expect(touches.due(['b', 'c'], 9_999)).toEqual(['c']);
+    expect(touches.due(['a', 'b'], 10_000)).toEqual(['a', 'b']);
+    touches.forgetAll();
+    expect(touches.due(['a'], 10_001)).toEqual(['a']);
+  });
+
+  it('starts afresh when the clock goes back', () => {
+    const touches = new ChannelTouches(10_000);
+    expect(touches.due(['a'], 50_000)).toEqual(['a']);
+    expect(touches.due(['a'], 45_000)).toEqual(['a']);
+  });
+
+  it('keeps a mark at most ten seconds old, less under a short horizon', () => {
+    expect(touchIntervalMs(70 * 60_000)).toBe(10_000);
+    expect(touchIntervalMs(60_000)).toBe(6_000);
+  });
+});
+
+describe('the channel list on Redis', () => {
+  let redis: LocalRedis;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  const open = async (namespace: string) => {
+    const clock = new ManualClock(Date.now());
+    const pulse = await createPulse({ redis: redis.url, namespace, clock });
+    const record = (requestId: string) => pulse.record({ channel: 'alipay', requestId, status: 'success', at: clock.now() });
+    return { clock, pulse, record };
+  };
+
+  it('lists a channel from its first outcome until a horizon after its last one', async () => {
+    const { clock, pulse, record } = await open('touches1');
+    const start = clock.now();
+    const horizonMs = 70 * 60_000; // the default windows' horizon: the longest (1 h) plus 10 minutes
+    await record('r1');
+    expect(await pulse.channels()).toEqual(['alipay']);
+    for (let i = 2; i <= 30; i++) {
+      clock.advance(1_000);
+      await record(`r${i}`);
+    }
+    const last = clock.now();
+    clock.set(start + horizonMs + 1_000);
+    expect(await pulse.channels()).toEqual(['alipay']);
+    clock.set(last + horizonMs + 1);
+    expect(await pulse.channels()).toEqual([]);
+    await pulse.close();
+  });
+
+  it('lists a channel again at its first outcome after the server restarted empty', async () => {
+    const { clock, pulse, record } = await open('touches2');
+    await record('r1');
+    expect(await pulse.channels()).toEqual(['alipay']);
+    await redis.restart();
+    await eventually(() => pulse.channels().then((c) => c.length === 0, () => false), 10_000);
+    clock.advance(1_000);
+    await record('r2');
+    expect(await pulse.channels()).toEqual(['alipay']);
+    await pulse.close();
+  });
+});
