@@ -2,6 +2,7 @@
 -- KEYS[1] `<namespace>:{<channel>}:`; ARGV and replies: see includes/header.lua, includes/record.lua and
 -- includes/ops.lua.
 --@include header.lua
+--@include header-writes.lua
 --@include tally.lua
 --@include tally-writes.lua
 --@include chunked.lua

@@ -9,8 +9,7 @@
 --   [10] skewToleranceMs          [11…] the op's own arguments
 -- provides: prefix, op, now, pendingTimeout, horizon, retention, lastNMax, failuresMax, ledgerShards, zsetShards, skew, OP_ARGS,
 --           PENDING, FAILURE, SUCCESS, ACCEPTED, DUPLICATE, CORRECTED, forgetBefore, keepFrom,
---           retentionTtlSec, idiv, int, numberText, split, secondTtlSec, keepFor, stateAt, packState, fieldHash, ledgerField,
---           idOfField, channelList, eachSlot
+--           retentionTtlSec, idiv, int, numberText, channelList, eachSlot
 -- requires: (nothing)
 local prefix = KEYS[1]
 local op = ARGV[1]
@@ -40,33 +39,6 @@ local function idiv(a, b)
   return (a - a % b) / b
 end
 
--- A ledger state is `at mod 2^28` · 8 + started · 4 + status (layouts.ts, ledgerState): below 2^31, so
--- Redis keeps it as a 4-byte integer instead of 8. Its `at` is the time with those low bits nearest to
--- now: exact within 37 hours either side, whatever the writers' clocks, and no state lives that long (a
--- ledger entry is dropped or expires within a few periods, at most 2 h 10 min each plus skew).
-local STATE_SPAN = 268435456 -- 2^28
-local stateRef = now + STATE_SPAN / 2
-local function stateAt(state)
-  return stateRef - (stateRef - idiv(state, 8)) % STATE_SPAN
-end
-local function packState(at, started, status)
-  return (at % STATE_SPAN) * 8 + started * 4 + status
-end
-
--- A ledger field: the request id's 24 hash bits (the low three bytes of its FNV-1a, high byte first),
--- then the id (ledgerField in layouts.ts). Its ledger shard and its zset shard are read from those bits.
-local function fieldHash(field)
-  local high, middle, low = string.byte(field, 1, 3)
-  return (high * 256 + middle) * 256 + low
-end
-local function ledgerField(hash, id)
-  return string.char(idiv(hash, 65536), idiv(hash, 256) % 256, hash % 256) .. id
-end
--- The request id of a ledger field: what follows its three hash bytes.
-local function idOfField(field)
-  return string.sub(field, 4)
-end
-
 -- Lua 5.1 prints numbers with 14 significant digits; %d keeps epoch ms and scores exact.
 local function int(x)
   return string.format('%d', x)
@@ -81,32 +53,6 @@ local numberText = setmetatable({}, { __index = function(t, n)
   return text
 end })
 
-local function split(text, sep)
-  local parts, start = {}, 1
-  while true do
-    local i = string.find(text, sep, start, true)
-    if not i then
-      parts[#parts + 1] = string.sub(text, start)
-      return parts
-    end
-    parts[#parts + 1] = string.sub(text, start, i - 1)
-    start = i + 1
-  end
-end
-
--- The TTL of a key holding one second's data, kept while the second is within the dedup horizon.
-local function secondTtlSec(sec)
-  return math.ceil((sec * 1000 + 1000 + horizon - now) / 1000) + 60
-end
-
--- Keys whose TTL this call has set already: one EXPIRE per key per call, not per write.
-local expiring = {}
-local function keepFor(key, ttlSec)
-  if not expiring[key] then
-    expiring[key] = true
-    redis.call('EXPIRE', key, numberText[ttlSec])
-  end
-end
 
 -- An op for several channels (record-many, windows-many, windows-delta) names only the first channel's prefix
 -- as its key, so that on a cluster the call goes to that channel's node, and lists them all from ARGV[first]:
