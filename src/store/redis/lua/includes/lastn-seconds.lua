@@ -6,9 +6,9 @@
 -- ms · 4 + success · 2 + removed (an upgraded failure is taken out by a `removed` record). Newest first
 -- means the later ms first, and at the same ms successes before failures: the order of the sorted-set
 -- last-N's score at·2 + success (lastn-zset.lua).
--- count-buckets-writes.lua writes the records as it counts each outcome; last-N has nothing more to note,
--- so this strategy has no addLastN/removeLastN/flushLastN (the sorted-set strategies' hooks).
--- The detail strings are written by lastn-seconds-writes.lua.
+-- count-buckets-writes.lua makes the records as it counts each outcome and lastn-seconds-writes.lua appends
+-- them; last-N has nothing more to note, so this strategy has no addLastN/removeLastN/flushLastN (the
+-- sorted-set strategies' hooks).
 -- provides: readLastN, detailKey, minuteDetailKey
 -- requires: prefix, int, now, forgetBefore, minuteTally, TERMINAL_TALLY, SUCCESSES, FAILURES,
 --           minuteSeconds, bucketKey, childOf, secondFields, idiv
