@@ -21,8 +21,9 @@ local PENDING_MARK = 'pt'
 local REV_KEY = 'rev'
 local WRITES_KEY, NEGATIVE_MARK = 'wr', 'ng'
 
--- Every tally key is `<prefix><kind>:<series>:<minute or block>`: a read builds the part before the number
--- once per series (sumTally), a write the whole key (bucketKey).
+-- Every tally key is `<prefix><kind>:<series>:<minute or block>`: a sum builds the part before the number
+-- once per series (sumTally), a read of one minute the whole key (bucketKey), a write its key from parts
+-- shared by the call's channels (partsOf, tally-writes.lua).
 local function seriesPart(kind, series)
   return kind .. ':' .. series .. ':'
 end
