@@ -45,7 +45,8 @@ export class SeriesPlan {
     const ids = [channelSeries];
     if (dims) {
       for (const set of this.sets) {
-        if (set.every((name) => dims[name] !== undefined)) ids.push(set.map((name) => `${name}=${dims[name]}`).join(','));
+        // Own names only: an inherited one (`toString`) is not a dimension the outcome carries.
+        if (set.every((name) => Object.hasOwn(dims, name) && dims[name] !== undefined)) ids.push(set.map((name) => `${name}=${dims[name]}`).join(','));
       }
     }
     if (failureCode === undefined || !this.excused.has(failureCode)) return ids;
