@@ -127,7 +127,8 @@ function addOutcomeIssues(item: unknown, index: number, rules: ValidationRules, 
   }
 }
 
-function dimsIssues(dims: unknown, index: number, rules: ValidationRules, issues: FieldIssue[]): void {
+/** The one check of a dims object: an outcome's, and a rate query's `dims=` (src/server/routes/channels.ts). */
+export function dimsIssues(dims: unknown, index: number, rules: ValidationRules, issues: FieldIssue[]): void {
   if (typeof dims !== 'object' || dims === null || Array.isArray(dims)) {
     issues.push({ index, field: 'dims', reason: reasons.dims });
     return;
