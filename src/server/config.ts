@@ -9,6 +9,7 @@ import { checkAlertsSection } from '../alerts/config.js';
 import { PayPulseError } from '../errors.js';
 import { resolveRoutingSettings } from '../routing/settings.js';
 import type { RoutingOptions } from '../routing/types.js';
+import { prototypeKeyPaths, prototypeKeyReason } from './prototypeKeys.js';
 import { alertsWithChannelLevels, applyThresholdEnv, defaultLevels, dimensionsFromEnv, dimensionsSchema, thresholdsSchema } from './configLevels.js';
 
 const windowPattern = /^[1-9]\d*(s|m|h)$/;
@@ -226,6 +227,8 @@ function readConfigFile(path: string): Record<string, unknown> {
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError([`${path}: must hold an object of settings`]);
+  const refused = prototypeKeyPaths(parsed);
+  if (refused.length > 0) throw new ConfigError(refused.map((at) => `${path}: ${at}: ${prototypeKeyReason}`));
   return parsed as Record<string, unknown>;
 }
 
