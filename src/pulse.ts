@@ -72,7 +72,10 @@ export class Pulse implements SuccessRates {
   readonly idempotency: Kit['idempotency'];
   readonly cache: Kit['cache'];
   readonly recency: Kit['recency'];
-  /** Graded alerts on the health snapshot (`createPulse({ alerts })`); `alerts.active()` lists the firing ones. */
+  /**
+   * Graded alerts on the health snapshot (`createPulse({ alerts })`), evaluating from creation until `close()`;
+   * `alerts.active()` lists the firing ones.
+   */
   readonly alerts: Alerts | undefined;
   /** Redis's memory, clients, slow log, replication lag and hit rate (docs/storage.md); absent on the embedded store. */
   readonly storeServer: ServerHealthSampler | undefined;
@@ -326,5 +329,11 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     probe.stop();
     return stores.close();
   };
-  return new Pulse(engine, kit, snapshots, settings, observer, closeStores, routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer });
+  const pulse = new Pulse(engine, kit, snapshots, settings, observer, closeStores, routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer });
+  // Configured alerts that wait for a start() call nobody knows to make would stay silent through an outage.
+  if (alerts) {
+    alerts.start();
+    snapshots.start();
+  }
+  return pulse;
 }

@@ -1,14 +1,8 @@
 // The alerts panel, the alert banner and the chart's alert markers. Active alerts come from GET /v1/alerts
 // at start and again after each `alert` event of the stream (one small read per transition, so the list is
-// always the server's, evidence included).
+// always the server's, evidence included). Until the first read succeeds the panel says it does not know:
+// "No alert is firing" is a verdict, never a default.
 import { clockTime, interval, percent, severityLabel } from './format.js';
-
-export function fetchAlerts() {
-  return fetch('v1/alerts', { headers: { accept: 'application/json' } }).then((r) => {
-    if (!r.ok) throw new Error(`v1/alerts: ${r.status}`);
-    return r.json();
-  });
-}
 
 const TRANSITION_TEXT = { firing: 'fired', escalated: 'escalated', 'de-escalated': 'de-escalated', resolved: 'resolved', reminder: 'still firing' };
 const RANK = { warn: 1, major: 2, critical: 3 };
@@ -63,8 +57,15 @@ export class AlertsPanel {
       return tr;
     });
     this.elements.body.replaceChildren(...rows);
+    this.elements.empty.textContent = 'No alert is firing.';
     this.elements.empty.hidden = rows.length > 0;
     this.renderBanner();
+  }
+
+  /** The alerts could not be read: keep the rows last read, and say that the list may be out of date. */
+  unavailable(error) {
+    this.elements.empty.textContent = `Alerts unavailable (${error.message}).`;
+    this.elements.empty.hidden = false;
   }
 
   renderBanner() {

@@ -76,6 +76,8 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
       metrics.observer,
     );
     opened.push(() => pulse.close());
+    // Attached before the first snapshot a second from now, so the first transition is kept in history too.
+    if (pulse.alerts && history.alerts) pulse.alerts.attachHistory({ alerts: history.alerts, minutes: (channel, range) => history.minutes(channel, range) });
     // The instance that wrote a breaker transition records it: once for the fleet.
     pulse.routing.onTransition((t) => {
       history.breakers.record(t).catch((err: Error) => logger.warn({ err: err.message, channel: t.channel }, 'breaker transition not recorded in history'));
@@ -93,12 +95,6 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
     opened.push(() => snapshots.stop());
     const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots });
     opened.push(() => app.close());
-    if (pulse.alerts) {
-      if (history.alerts) pulse.alerts.attachHistory({ alerts: history.alerts, minutes: (channel, range) => history.minutes(channel, range) });
-      pulse.alerts.start();
-      // The alerts evaluate the process's health snapshot, so it runs live from here on.
-      pulse.snapshots.start();
-    }
     await app.listen({ port: config.port, host: config.host });
     return { pulse, history, snapshots, app, kitDatabase: Boolean(kitDatabase) };
   } catch (err) {
