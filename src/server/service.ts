@@ -11,7 +11,6 @@ import { buildApp } from './app.js';
 import { defaultLevels } from './configLevels.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
-import { createPostgresKitFallback } from '../store/postgres/kitFallback.js';
 import type { RoutingOptions } from '../routing/types.js';
 
 export interface StartServiceOptions {
@@ -28,8 +27,8 @@ export interface RunningService {
   pulse: Pulse;
   history: HistoryStore;
   snapshots: SnapshotJob;
-  /** The kit falls back to PostgreSQL while Redis is down (DATABASE_URL set); otherwise it fails closed. */
-  kitFallback: boolean;
+  /** PostgreSQL is the kit's authority for callback marks and locks (DATABASE_URL set); otherwise Redis, failing closed. */
+  kitDatabase: boolean;
   logger: Logger;
   /** Graceful shutdown; safe to call more than once. */
   close(): Promise<void>;
@@ -40,8 +39,8 @@ interface ServiceParts {
   history: HistoryStore;
   snapshots: SnapshotJob;
   app: FastifyInstance;
-  /** The kit falls back to PostgreSQL while Redis is down (DATABASE_URL set). */
-  kitFallback: boolean;
+  /** PostgreSQL is the kit's authority for callback marks and locks (DATABASE_URL set). */
+  kitDatabase: boolean;
 }
 
 function urlOf(host: string, port: number): string {
@@ -50,12 +49,12 @@ function urlOf(host: string, port: number): string {
 }
 
 /**
- * A PostgreSQL server shared by the fleet carries the kit through a Redis outage (docs/architecture.md,
- * degradation levels): its unique index keeps a duplicate callback to one run across instances. Embedded
- * PGlite is one process's own, so it cannot; the kit then fails closed.
+ * A PostgreSQL server shared by the fleet is the kit's one authority for callback marks and locks
+ * (docs/decisions/010-kit-authority.md), so no Redis stall or restart can run a handler twice. Embedded PGlite is
+ * one process's own and cannot be shared by instances; the kit then keeps them in Redis and fails closed.
  */
-function kitFallbackOf(config: ServiceConfig, history: HistoryStore): PulseOptions['kitFallback'] {
-  return config.databaseUrl && history.sql && history.kind === 'postgres' ? createPostgresKitFallback(history.sql) : undefined;
+function kitDatabaseOf(config: ServiceConfig, history: HistoryStore): PulseOptions['kitDatabase'] {
+  return config.databaseUrl && history.sql && history.kind === 'postgres' ? history.sql : undefined;
 }
 
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
@@ -71,9 +70,9 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
   try {
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     opened.push(() => history.close());
-    const kitFallback = kitFallbackOf(config, history);
+    const kitDatabase = kitDatabaseOf(config, history);
     const pulse = await createPulse(
-      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitFallback, ...(alerts ? { alerts } : {}) },
+      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitDatabase, ...(alerts ? { alerts } : {}) },
       metrics.observer,
     );
     opened.push(() => pulse.close());
@@ -97,7 +96,7 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
     const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots });
     opened.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
-    return { pulse, history, snapshots, app, kitFallback: Boolean(kitFallback) };
+    return { pulse, history, snapshots, app, kitDatabase: Boolean(kitDatabase) };
   } catch (err) {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
@@ -147,7 +146,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = urlOf(config.host, port);
   logger.info(
-    { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, kitFallback: parts.kitFallback ? 'postgres' : 'none', auth: Boolean(config.token) },
+    { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, kitAuthority: parts.kitDatabase ? 'postgres' : 'redis', auth: Boolean(config.token) },
     'paypulse serving',
   );
   let closing: Promise<void> | null = null;
