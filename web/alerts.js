@@ -42,9 +42,12 @@ export class AlertsPanel {
       badge.textContent = severityLabel[alert.level];
       const level = document.createElement('td');
       level.append(badge);
-      const rate = alert.rate ? `${percent(alert.rate.rate)} (${interval(alert.rate.low, alert.rate.high)}) · n = ${alert.rate.total} · ${alert.rate.window}` : '';
+      // The interval the level was decided on (z 4 for success-rate alerts), as the notifications print it.
+      const z = alert.rate?.z && Math.abs(alert.rate.z - 1.96) >= 0.01 ? `, z ${alert.rate.z}` : '';
+      const rate = alert.rate ? `${percent(alert.rate.rate)} (${interval(alert.rate.low, alert.rate.high)}${z}) · n = ${alert.rate.total} · ${alert.rate.window}` : '';
+      // Ranked by the fall from each series' own baseline, not by the lowest rate.
       const focus = alert.evidence?.concentration?.[0];
-      const hint = focus ? `worst: ${Object.entries(focus.dims).map(([k, v]) => `${k}=${v}`).join(' ')} at ${percent(focus.rate)}` : '';
+      const hint = focus ? `fell most: ${Object.entries(focus.dims).map(([k, v]) => `${k}=${v}`).join(' ')} to ${percent(focus.rate)}` : '';
       const codes = (alert.evidence?.topCodes ?? []).map((c) => `${c.code} ×${c.count}`).join(', ');
       tr.append(
         level,

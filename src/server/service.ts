@@ -12,6 +12,8 @@ import { defaultLevels } from './configLevels.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
 import type { RoutingOptions } from '../routing/types.js';
+import { openStreamIngest, type StreamIngest } from '../ingest/stream/streamIngest.js';
+import { registerIngestStreamMetrics } from './metrics/ingestStreamMetrics.js';
 
 export interface StartServiceOptions {
   clock?: Clock;
@@ -30,6 +32,8 @@ export interface RunningService {
   /** PostgreSQL is the kit's authority for callback marks and locks (DATABASE_URL set); otherwise Redis, failing closed. */
   kitDatabase: boolean;
   logger: Logger;
+  /** The outcome stream consumer, when the config has a `stream` section. */
+  streamIngest?: StreamIngest;
   /** Graceful shutdown; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -41,6 +45,8 @@ interface ServiceParts {
   app: FastifyInstance;
   /** PostgreSQL is the kit's authority for callback marks and locks (DATABASE_URL set). */
   kitDatabase: boolean;
+  /** The outcome stream consumer, when the config has a `stream` section. */
+  streamIngest?: StreamIngest;
 }
 
 function urlOf(host: string, port: number): string {
@@ -96,7 +102,12 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
     const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots });
     opened.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
-    return { pulse, history, snapshots, app, kitDatabase: Boolean(kitDatabase) };
+    const streamIngest = config.stream && redis ? await openStreamIngest({ redisUrl: redis, namespace, settings: config.stream, recorder: pulse, dataDir, logger }) : undefined;
+    if (streamIngest) {
+      opened.push(() => streamIngest.close());
+      registerIngestStreamMetrics(metrics.registry, () => streamIngest.consumer.stats());
+    }
+    return { pulse, history, snapshots, app, kitDatabase: Boolean(kitDatabase), streamIngest };
   } catch (err) {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
@@ -116,8 +127,10 @@ async function flushBuffered(pulse: Pulse, deadline: number, logger: Logger): Pr
   if (left > 0) logger.error({ outcomes: left }, 'store still unreachable at shutdown: buffered outcomes are lost');
 }
 
-async function shutDown({ pulse, history, snapshots, app }: ServiceParts, config: ServiceConfig, logger: Logger): Promise<void> {
+async function shutDown({ pulse, history, snapshots, app, streamIngest }: ServiceParts, config: ServiceConfig, logger: Logger): Promise<void> {
   const deadline = Date.now() + config.shutdownTimeoutMs;
+  // The batch in hand is recorded and acknowledged; what is unread stays in the stream for the fleet.
+  await streamIngest?.close();
   app.paypulse.shuttingDown = true;
   logger.info({}, 'paypulse shutting down: draining requests');
   // app.close() waits for in-flight requests; a client holding a request open past the timeout is cut.
