@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import type { RoutingOptions } from './routing/types.js';
 import type { DegradationThresholds } from './stats/degradation.js';
 import type { KitFallback } from './store/postgres/kitFallback.js';
+import type { OperatorStateSettings } from './operatorState/index.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';
 
@@ -128,6 +129,11 @@ export interface PulseOptions {
    * createPostgresKitFallback). Without it the kit fails closed with PP_ERR_STORE_UNAVAILABLE while Redis is down.
    */
   kitFallback?: KitFallback;
+  /**
+   * Where breaker overrides, mutes and firing alerts are kept so a Redis restarted empty cannot erase them
+   * (`{ store: await openPostgresOperatorState(url) }`, docs/configuration.md). Without it they live in Redis only.
+   */
+  operatorState?: OperatorStateSettings;
   /** Last known rates kept to answer reads while the store is down (least recently used evicted). Default 10,000. */
   lastKnownLimit?: number;
   /** Distinct channels within the dedup horizon; outcomes for new ones past it are refused (PP_ERR_LIMIT). Default 10,000. */

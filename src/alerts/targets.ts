@@ -20,12 +20,17 @@ export function seriesIdOf(dims: Record<string, string> | undefined): string {
   return Object.keys(dims).sort().map((name) => `${name}=${dims[name]}`).join(',');
 }
 
+/** The alert's part of its coordination key: `<ruleId>/<seriesId>`. */
+export function alertScopeOf(ruleId: string, dims: Record<string, string> | undefined): string {
+  return `${ruleId}/${seriesIdOf(dims)}`;
+}
+
 function target(namespace: string, health: ChannelHealth, rule: RuleKind, ruleId: string, dims: Record<string, string> | undefined,
   observation: Observation, window: string): Target {
   const seriesId = seriesIdOf(dims);
   return {
     id: `${ruleId}/${seriesId}@${health.channel}`,
-    key: coordinationKey(namespace, health.channel, 'alert', `${ruleId}/${seriesId}`),
+    key: coordinationKey(namespace, health.channel, 'alert', alertScopeOf(ruleId, dims)),
     alertname: alertNames[rule],
     rule,
     ruleId,

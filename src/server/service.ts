@@ -12,6 +12,7 @@ import { defaultLevels } from './configLevels.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
 import { createPostgresKitFallback } from '../store/postgres/kitFallback.js';
+import { createPostgresOperatorState } from '../history/operatorState.js';
 import type { RoutingOptions } from '../routing/types.js';
 
 export interface StartServiceOptions {
@@ -72,8 +73,11 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     opened.push(() => history.close());
     const kitFallback = kitFallbackOf(config, history);
+    // Overrides, mutes and firing alerts outlive a Redis restarted empty in the history database (a fleet's
+    // PostgreSQL server; embedded PGlite keeps this instance's own).
+    const operatorState = history.sql ? { store: createPostgresOperatorState(history.sql) } : undefined;
     const pulse = await createPulse(
-      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitFallback, ...(alerts ? { alerts } : {}) },
+      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitFallback, operatorState, ...(alerts ? { alerts } : {}) },
       metrics.observer,
     );
     opened.push(() => pulse.close());
