@@ -28,10 +28,12 @@ export function createPostgresOperatorState(db: SqlClient): OperatorStateStore {
         [namespace, s.kind, s.channel, s.scope, s.value, s.note, s.expiresAt],
       );
     },
-    async drop(namespace, kind, channel, scope) {
+    async drop(namespace, kind, channel, scope, onlyIfValue) {
       const rows = await db.query(
-        'DELETE FROM operator_state WHERE namespace = $1 AND kind = $2 AND channel = $3 AND scope = $4 RETURNING 1',
-        [namespace, kind, channel, scope],
+        `DELETE FROM operator_state
+          WHERE namespace = $1 AND kind = $2 AND channel = $3 AND scope = $4 AND ($5::text IS NULL OR value = $5)
+         RETURNING 1`,
+        [namespace, kind, channel, scope, onlyIfValue ?? null],
       );
       return rows.length > 0;
     },

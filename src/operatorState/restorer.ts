@@ -158,8 +158,10 @@ export class OperatorStateRestorer {
       const state = parseState(stored?.value);
       const steppedAt = (state.slot + 1) * alerts.evaluateEveryMs;
       const orphan = !stored || (state.rank === 0 && now - steppedAt >= graceMs);
-      // Straight to the store, not through the keeper's retries: only a deletion seen to succeed may announce.
-      if (!orphan || !(await this.o.store.drop(this.o.namespace, 'alert', row.channel, row.scope).catch(() => false))) continue;
+      // Straight to the store, not through the keeper's retries: only a deletion seen to succeed may announce; and
+      // only of the row as read, so an alert that fired again meanwhile (a new row value) is left alone.
+      if (!orphan) continue;
+      if (!(await this.o.store.drop(this.o.namespace, 'alert', row.channel, row.scope, row.value).catch(() => false))) continue;
       const last = parseNote(row.note);
       if (last) alerts.resolveOrphan(last, now);
       resolved++;

@@ -22,8 +22,11 @@ export interface KeptState {
 export interface OperatorStateStore {
   /** Writes the row, replacing the one of the same kind, channel and scope. */
   keep(namespace: string, state: KeptState): Promise<void>;
-  /** Deletes the row; true only for the call that deleted it, so of concurrent callers exactly one acts on it. */
-  drop(namespace: string, kind: KeptKind, channel: string, scope: string): Promise<boolean>;
+  /**
+   * Deletes the row — when `onlyIfValue` is given, only if it still holds that value. True only for the call that
+   * deleted it, so of concurrent callers exactly one acts on it.
+   */
+  drop(namespace: string, kind: KeptKind, channel: string, scope: string, onlyIfValue?: string): Promise<boolean>;
   /** The namespace's rows unexpired at `nowMs` (at most `limit`), deleting expired ones. */
   list(namespace: string, nowMs: number, limit: number): Promise<KeptState[]>;
 }
