@@ -89,6 +89,12 @@ async function writeMute(coordination: CoordinationStore, key: string, untilMs: 
   throw new Error(`mute of ${key}: the mute kept changing under this write`);
 }
 
+async function muteChannel(options: AlertEvaluatorOptions, channel: string, untilMs: number): Promise<void> {
+  const ttlMs = Math.max(1_000, untilMs - options.clock.now() + 60_000);
+  await writeMute(options.coordination, muteKeyOf(options.namespace, channel), untilMs, ttlMs);
+  await options.keeper?.keepMute(channel, untilMs);
+}
+
 function muteUntil(state: SharedState | null | undefined): number | null {
   if (!state) return null;
   try {
@@ -108,6 +114,13 @@ async function readTargets(options: AlertEvaluatorOptions, given: HealthSnapshot
   const stored = await coordination.readStates([...targets.map((t) => t.key), ...channels.map((c) => muteKeyOf(namespace, c))]);
   const mutes = new Map(channels.map((c, i) => [c, muteUntil(stored[targets.length + i])]));
   return { targets, stored, mutes };
+}
+
+/** Hands the transitions this instance won to the durable copy. */
+function keepSteps(keeper: AlertStateKeeper, targets: Target[], steps: Array<Awaited<ReturnType<typeof stepTarget>>>): void {
+  steps.forEach((s, i) => {
+    if (s.notification && s.stored) keeper.keepStep(targets[i]!, s.stored, s.notification);
+  });
 }
 
 export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvaluator {
@@ -136,9 +149,7 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
     const { targets, stored, mutes } = read;
     if (options.keeper && !(await options.keeper.confirmStore())) return { evaluated: false, reason: 'store-restored', transitions: [] };
     const steps = await Promise.all(targets.map((t, i) => stepTarget(stepContext, t, stored[i] ?? null, mutes.get(t.channel) ?? null, nowMs, slot)));
-    steps.forEach((s, i) => {
-      if (s.notification && s.stored) options.keeper?.keepStep(targets[i]!, s.stored, s.notification);
-    });
+    if (options.keeper) keepSteps(options.keeper, targets, steps);
     const transitions = steps.flatMap((s) => (s.notification ? [s.notification] : []));
     const nextActive = steps.flatMap((s) => (s.shown ? [s.shown] : []));
     active = nextActive.sort((a, b) => a.channel.localeCompare(b.channel) || a.id.localeCompare(b.id));
@@ -181,10 +192,7 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
     active: () => active,
     status: () => ({ ...status }),
     muteOf,
-    async mute(channel, untilMs) {
-      await writeMute(coordination, muteKeyOf(namespace, channel), untilMs, Math.max(1_000, untilMs - clock.now() + 60_000));
-      await options.keeper?.keepMute(channel, untilMs);
-    },
+    mute: (channel, untilMs) => muteChannel(options, channel, untilMs),
     start() {
       unsubscribe ??= snapshots.onSnapshot((snapshot) => void evaluate(snapshot).catch((err) => logger?.error({ err: (err as Error).message }, 'paypulse: alert evaluation failed')));
     },
