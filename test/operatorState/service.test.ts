@@ -38,8 +38,9 @@ describe('operator state in the service', () => {
 
     await redis.restart();
     const restoredOn = async (s: RunningService) => {
-      const breaker = await json(`${s.url}/v1/channels/acq-z/breaker`).catch(() => ({}));
-      const mute = await json(`${s.url}/v1/channels/acq-z/mute`).catch(() => ({}));
+      const none: Record<string, unknown> = {};
+      const breaker = await json(`${s.url}/v1/channels/acq-z/breaker`).catch(() => none);
+      const mute = await json(`${s.url}/v1/channels/acq-z/mute`).catch(() => none);
       return breaker.mode === 'force-open' && mute.mutedUntil === Date.parse(until);
     };
     await expect.poll(async () => (await restoredOn(a)) && (await restoredOn(b)), { timeout: 20_000, interval: 200 }).toBe(true);
