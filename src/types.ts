@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import type { RoutingOptions } from './routing/types.js';
 import type { DegradationThresholds } from './stats/degradation.js';
 import type { SqlClient } from './history/sqlClient.js';
+import type { OperatorStateSettings } from './operatorState/index.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';
 
@@ -131,6 +132,11 @@ export interface PulseOptions {
    * marks and locks live in Redis and the kit fails closed (PP_ERR_STORE_UNAVAILABLE) while Redis is down.
    */
   kitDatabase?: string | SqlClient;
+  /**
+   * Where breaker overrides, mutes and firing alerts are kept so a Redis restarted empty cannot erase them
+   * (`{ store: await openPostgresOperatorState(url) }`, docs/configuration.md). Without it they live in Redis only.
+   */
+  operatorState?: OperatorStateSettings;
   /** Last known rates kept to answer reads while the store is down (least recently used evicted). Default 10,000. */
   lastKnownLimit?: number;
   /** Distinct channels within the dedup horizon; outcomes for new ones past it are refused (PP_ERR_LIMIT). Default 10,000. */

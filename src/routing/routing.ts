@@ -35,6 +35,8 @@ export interface RoutingDeps {
   logger?: PulseLogger;
   onTransition?: (t: BreakerTransition) => void;
   onChange?: (view: BreakerView) => void;
+  /** A manual override as stored, for a durable copy (src/operatorState/); never rejects. */
+  keepOverride?: (view: BreakerView) => Promise<void>;
 }
 
 export interface BreakerHandle {
@@ -262,9 +264,11 @@ export class Routing {
     };
     return {
       state: () => guard(() => this.breakers.read(channel, scope)),
-      setMode: (mode) => {
+      setMode: async (mode) => {
         assertBreakerMode(mode);
-        return guard(() => this.breakers.setMode(channel, mode, scope));
+        const view = await guard(() => this.breakers.setMode(channel, mode, scope));
+        await this.d.keepOverride?.(view);
+        return view;
       },
     };
   }
