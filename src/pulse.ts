@@ -57,6 +57,8 @@ export interface PulseParts {
   knownSeries?: KnownSeries;
   /** The Redis server's INFO, sampled periodically; absent on the embedded store. */
   storeServer?: ServerHealthSampler;
+  /** Share of the store's slots this process cannot reach (the connection's slot map); absent on the embedded store. */
+  unreachableSlotShare?: () => number;
 }
 
 /**
@@ -75,6 +77,7 @@ export class Pulse implements SuccessRates {
   /** Redis's memory, clients, slow log, replication lag and hit rate (docs/storage.md); absent on the embedded store. */
   readonly storeServer: ServerHealthSampler | undefined;
   private readonly knownSeries: KnownSeries | undefined;
+  private readonly unreachableSlotShare: (() => number) | undefined;
   readonly snapshotIntervalMs = snapshotIntervalMs;
 
   constructor(
@@ -93,6 +96,7 @@ export class Pulse implements SuccessRates {
   ) {
     this.alerts = parts.alerts;
     this.storeServer = parts.storeServer;
+    this.unreachableSlotShare = parts.unreachableSlotShare;
     this.knownSeries = parts.knownSeries;
     this.windows = engine.windows;
     this.lock = kit.lock;
@@ -180,7 +184,8 @@ export class Pulse implements SuccessRates {
 
   health(): PulseHealth {
     const health = this.engine.health();
-    return this.describeStore ? { ...health, storeConnection: this.describeStore() } : health;
+    const withShare = this.unreachableSlotShare ? { ...health, unreachableSlotShare: this.unreachableSlotShare() } : health;
+    return this.describeStore ? { ...withShare, storeConnection: this.describeStore() } : withShare;
   }
 
   /** Writes outcomes buffered during a store outage now; false while the store still fails. */
@@ -204,6 +209,7 @@ interface Stores {
   coordination: CoordinationStore;
   /** "waiting for Redis at … since …" and the like; absent for the embedded store. */
   describe?: () => string;
+  unreachableSlotShare?: () => number;
   storeServer?: ServerHealthSampler;
   close(): Promise<void>;
 }
@@ -231,6 +237,7 @@ async function openStores(options: PulseOptions, settings: ResolvedSettings, deg
     kit,
     coordination: new RedisCoordinationStore(redis),
     describe: () => redis.describe(),
+    unreachableSlotShare: () => redis.unreachableSlotShare(),
     close: async () => {
       storeServer.stop();
       await kit.close();
@@ -294,5 +301,5 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
         ...(observer.onAlertNotification ? { onResult: observer.onAlertNotification.bind(observer) } : {}),
       })
     : undefined;
-  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer });
+  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer, unreachableSlotShare: stores.unreachableSlotShare });
 }
