@@ -93,16 +93,26 @@ function tokenProblem(merged: Record<string, unknown>): string | null {
 
 export type ServiceConfig = z.infer<typeof configSchema>;
 
+const isSection = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** The routing section's first bad field, named where it came from (`paypulse.yaml: routing.breaker.probes …`). */
-function routingProblem(config: ServiceConfig, source: Map<string, string>): string | null {
-  if (!config.routing) return null;
+function routingProblem(routing: unknown, source: Map<string, string>): string | null {
+  if (!isSection(routing)) return null;
   try {
-    resolveRoutingSettings(config.routing as RoutingOptions);
+    resolveRoutingSettings(routing as RoutingOptions);
     return null;
   } catch (err) {
     const where = source.get('routing')?.replace(/: routing$/, '') ?? '--routing';
     return `${where}: ${(err as Error).message}`;
   }
+}
+
+/** The alerts section's bad fields, against the levels and minSamples given when they are valid. */
+function alertsProblems(alerts: Record<string, unknown>, merged: Record<string, unknown>, source: Map<string, string>): string[] {
+  const levels = thresholdsSchema.safeParse(merged.thresholds);
+  const thresholds = levels.success ? levels.data : defaultConfig.thresholds;
+  const minSamples = configSchema.shape.minSamples.safeParse(merged.minSamples);
+  return checkAlertsSection(alertsWithChannelLevels(alerts, thresholds), defaultLevels(thresholds), minSamples.success ? minSamples.data : defaultConfig.minSamples, source.get('alerts') ?? 'alerts').lines;
 }
 
 export const defaultConfig: ServiceConfig = {
@@ -259,15 +269,17 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
 
   const result = configSchema.safeParse(merged);
   const missingToken = tokenProblem(merged);
-  const routingLine = result.success ? routingProblem(result.data, source) : null;
-  const alertLines = result.success ? checkAlertsSection(alertsWithChannelLevels(result.data.alerts, result.data.thresholds), defaultLevels(result.data.thresholds), result.data.minSamples, source.get('alerts') ?? 'alerts').lines : [];
+  // The sections are checked whatever else is wrong, so one run names every bad field; a bad level or
+  // minSamples is reported on its own line and the sections are checked against the defaults meanwhile.
+  const routingLine = routingProblem(merged.routing, source);
+  const alertLines = isSection(merged.alerts) ? alertsProblems(merged.alerts, merged, source) : [];
   const problems = [...(routingLine ? [routingLine] : []), ...alertLines];
   if (result.success && !missingToken && problems.length === 0) {
     const alerts = alertsWithChannelLevels(result.data.alerts, result.data.thresholds);
     return alerts === result.data.alerts ? result.data : { ...result.data, alerts };
   }
   if (result.success) throw new ConfigError([...problems, ...(missingToken ? [missingToken] : [])]);
-  const lines = result.error.issues.flatMap((issue) => {
+  const schemaLines = result.error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       // Typos in a config file ("prot: 80") would otherwise be ignored silently.
       const prefix = issue.path.length > 0 ? `${source.get(String(issue.path[0])) ?? String(issue.path[0])}.` : '';
@@ -282,6 +294,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
     const got = value === undefined || key === 'token' || key === 'metricsToken' ? '' : ` (got ${JSON.stringify(value)})`;
     return [`${where}: ${issue.message}${got}`];
   });
+  const lines = [...schemaLines, ...problems];
   if (missingToken) lines.push(missingToken);
   throw new ConfigError(lines);
 }
