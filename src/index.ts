@@ -6,3 +6,4 @@ export { wilson } from './stats/wilson.js';
 export type * from './types.js';
 export { LockHeldError, LockLostError, IdempotencyMismatchError, fencedUpdate, fencedUpdateExample, cacheKey } from './kit/index.js';
 export type { KitLock, LockHandle, LockOptions, KitIdempotency, IdempotencyOptions, IdempotencyOutcome, KitCache, CacheOptions, RecencyOptions, RecencySet } from './kit/index.js';
+export type { SqlClient } from './history/sqlClient.js';

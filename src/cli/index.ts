@@ -103,6 +103,15 @@ function addOperatorCommands(program: Command): void {
     });
 
   program
+    .command('migrate')
+    .description('apply the history database migrations and exit (DATABASE_URL, or PAYPULSE_DATA_DIR for embedded PostgreSQL)')
+    .option('--config <file>', 'JSON or YAML configuration file (or PAYPULSE_CONFIG)')
+    .action(async (o) => {
+      const { migrateCommand } = await import('./migrate.js');
+      await migrateCommand({ configPath: o.config });
+    });
+
+  program
     .command('rules')
     .description('print Prometheus recording and alerting rules for the configured alerts (check them with promtool)')
     .option('--config <file>', 'JSON or YAML configuration file (or PAYPULSE_CONFIG)')

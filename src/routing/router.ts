@@ -2,7 +2,7 @@
 // views, ranks them (closed first, then half-open, then open; by score, priority, then a random draw), and
 // spends at most the exploration share on a candidate short of recent samples. No store call happens here;
 // a half-open probe's lease is the caller's one asynchronous step (docs/routing.md).
-import { SeriesPlan } from '../stats/series.js';
+import { dimsOfSeriesId, SeriesPlan } from '../stats/series.js';
 import type { RoutingEvidence } from './evidence.js';
 import { expectedValue, posteriorMean, posteriorOf, scoreProbability, type Evidence } from './scoring.js';
 import { defaultChannelRouting, type RoutingSettings } from './settings.js';
@@ -37,10 +37,6 @@ function byRank(a: Scored, b: Scored): number {
   return stateOrder[a.state] - stateOrder[b.state] || b.score - a.score || b.priority - a.priority || a.tie - b.tie;
 }
 
-function dimsOfId(id: string): Record<string, string> {
-  return Object.fromEntries(id.split(',').map((pair) => pair.split('=') as [string, string]));
-}
-
 export class Router {
   private readonly plan: SeriesPlan;
   private readonly breakerPlan: SeriesPlan;
@@ -70,7 +66,7 @@ export class Router {
     const levels: Array<Evidence | undefined> = [];
     for (const id of series) {
       levels.push(known?.get(id)?.score);
-      if (id !== '') this.notes.note(channel, id, () => dimsOfId(id));
+      if (id !== '') this.notes.note(channel, id, () => dimsOfSeriesId(id));
     }
     const post = posteriorOf(levels, ev?.pooledMean ?? 0.5, priorStrength);
     const probability = scoreProbability(scoring, post, random);

@@ -5,7 +5,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../stats/healthSnapshot.js';
-import { SeriesPlan } from '../stats/series.js';
+import { dimsOfSeriesId, SeriesPlan } from '../stats/series.js';
 import { parseWindow } from '../stats/windows.js';
 import { experimentKey } from '../store/keys/coordination.js';
 import type { CoordinationStore } from '../store/ports/coordination.js';
@@ -180,7 +180,7 @@ export class Routing {
       if (covered.size > 0 && covered.size % targetChannelsPerTurn === 0) await setImmediate();
       covered.add(channel);
       for (const [id, s] of ev.series) {
-        if (id === '' || this.breakerSets.has(id.split(',').map((p) => p.split('=')[0]).join(','))) out.push({ channel, scope: id, window: s.breaker });
+        if (id === '' || this.breakerSets.has(Object.keys(dimsOfSeriesId(id)).join(','))) out.push({ channel, scope: id, window: s.breaker });
       }
     }
     for (const channel of this.routed) if (!covered.has(channel)) out.push({ channel, scope: '', window: none });

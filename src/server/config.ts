@@ -10,6 +10,7 @@ import { PayPulseError } from '../errors.js';
 import { resolveRoutingSettings } from '../routing/settings.js';
 import type { RoutingOptions } from '../routing/types.js';
 import { prototypeKeyPaths, prototypeKeyReason } from './prototypeKeys.js';
+import { streamSettingsSchema } from '../ingest/stream/streamSettings.js';
 import { alertsWithChannelLevels, applyThresholdEnv, defaultLevels, dimensionsFromEnv, dimensionsSchema, thresholdsSchema } from './configLevels.js';
 
 const windowPattern = /^[1-9]\d*(s|m|h)$/;
@@ -78,6 +79,8 @@ const configSchema = z
     metricsToken: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Alert rules, checked field by field by checkAlertsSection (docs/alerts.md). */
     alerts: z.record(z.string(), z.unknown()).optional(),
+    /** Outcomes read from Redis Streams by a consumer group (docs/ingestion.md); present, even empty, turns it on. */
+    stream: streamSettingsSchema.optional(),
   })
   .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, {
     message: 'headersTimeoutMs must not exceed requestTimeoutMs',
@@ -273,7 +276,8 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
   // minSamples is reported on its own line and the sections are checked against the defaults meanwhile.
   const routingLine = routingProblem(merged.routing, source);
   const alertLines = isSection(merged.alerts) ? alertsProblems(merged.alerts, merged, source) : [];
-  const problems = [...(routingLine ? [routingLine] : []), ...alertLines];
+  const streamLine = result.success && result.data.stream && !result.data.redisUrl ? `${source.get('stream') ?? 'stream'}: needs REDIS_URL (the outcome streams live in Redis)` : null;
+  const problems = [...(routingLine ? [routingLine] : []), ...alertLines, ...(streamLine ? [streamLine] : [])];
   if (result.success && !missingToken && problems.length === 0) {
     const alerts = alertsWithChannelLevels(result.data.alerts, result.data.thresholds);
     return alerts === result.data.alerts ? result.data : { ...result.data, alerts };
