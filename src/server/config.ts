@@ -45,6 +45,10 @@ const configSchema = z
     streamIntervalMs: z.number().int().min(100).max(1_000),
     /** Events kept for clients reconnecting with Last-Event-ID. */
     streamReplayEvents: z.number().int().min(1).max(100_000),
+    /** Bytes of events one reconnect may replay (the newest that fit): the replay buffer itself holds up to 16 MiB. */
+    streamReplayMaxBytes: z.number().int().min(1_024).max(16 * 1024 * 1024),
+    /** Streams one client address may open a minute (a token bucket); past it: 429 with Retry-After. */
+    streamOpensPerMinute: z.number().int().min(1).max(100_000),
     /** Past this many channels GET /v1/channels and the stream's `rates` hold the worst this many and a summary. */
     pageChannels: z.number().int().min(1).max(1_000),
     /** Past `pageChannels` channels the stream's `rates` holds the worst this many (at most `pageChannels`). */
@@ -138,6 +142,10 @@ export const defaultConfig: ServiceConfig = {
   logLevel: 'info',
   streamIntervalMs: 1_000,
   streamReplayEvents: 300,
+  // A few `rates` events of a hundred channels: what a dashboard that dropped for a moment needs to catch up.
+  streamReplayMaxBytes: 1024 * 1024,
+  // A browser reconnects once a second after a drop (`retry: 1000`): a minute of that passes, a loop does not.
+  streamOpensPerMinute: 60,
   // ≈ 1 kB a channel with four windows: a 200 kB event a second per dashboard at most.
   pageChannels: 200,
   // The stream's page is written to every client each second: 2,000 clients at 1,000 channels stalled the
@@ -184,6 +192,8 @@ const envFields: [string, Field, EnvKind][] = [
   ['PAYPULSE_LOG_LEVEL', 'logLevel', 'string'],
   ['PAYPULSE_STREAM_INTERVAL_MS', 'streamIntervalMs', 'int'],
   ['PAYPULSE_STREAM_REPLAY_EVENTS', 'streamReplayEvents', 'int'],
+  ['PAYPULSE_STREAM_REPLAY_MAX_BYTES', 'streamReplayMaxBytes', 'int'],
+  ['PAYPULSE_STREAM_OPENS_PER_MINUTE', 'streamOpensPerMinute', 'int'],
   ['PAYPULSE_HISTORY_INTERVAL_MS', 'historyIntervalMs', 'int'],
   ['PAYPULSE_HISTORY_LOOKBACK_MINUTES', 'historyLookbackMinutes', 'int'],
   ['PAYPULSE_HISTORY_RETENTION_DAYS', 'historyRetentionDays', 'int'],
