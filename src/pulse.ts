@@ -63,6 +63,8 @@ export interface PulseParts {
   storeServer?: ServerHealthSampler;
   /** Present when `createPulse({ operatorState })` gave a durable store. */
   operatorState?: OperatorState;
+  /** Share of the store's slots this process cannot reach (the connection's slot map); absent on the embedded store. */
+  unreachableSlotShare?: () => number;
 }
 
 /**
@@ -86,6 +88,7 @@ export class Pulse implements SuccessRates {
   /** Overrides, mutes and firing alerts kept durably and restored when Redis forgets them (`createPulse({ operatorState })`). */
   readonly operatorState: OperatorState | undefined;
   private readonly knownSeries: KnownSeries | undefined;
+  private readonly unreachableSlotShare: (() => number) | undefined;
   readonly snapshotIntervalMs = snapshotIntervalMs;
 
   constructor(
@@ -105,6 +108,7 @@ export class Pulse implements SuccessRates {
     this.alerts = parts.alerts;
     this.storeServer = parts.storeServer;
     this.operatorState = parts.operatorState;
+    this.unreachableSlotShare = parts.unreachableSlotShare;
     this.knownSeries = parts.knownSeries;
     this.windows = engine.windows;
     this.lock = kit.lock;
@@ -192,7 +196,8 @@ export class Pulse implements SuccessRates {
 
   health(): PulseHealth {
     const health = this.engine.health();
-    return this.describeStore ? { ...health, storeConnection: this.describeStore() } : health;
+    const withShare = this.unreachableSlotShare ? { ...health, unreachableSlotShare: this.unreachableSlotShare() } : health;
+    return this.describeStore ? { ...withShare, storeConnection: this.describeStore() } : withShare;
   }
 
   /** Writes outcomes buffered during a store outage now; false while the store still fails. */
@@ -217,6 +222,7 @@ interface Stores {
   coordination: CoordinationStore;
   /** "waiting for Redis at … since …" and the like; absent for the embedded store. */
   describe?: () => string;
+  unreachableSlotShare?: () => number;
   storeServer?: ServerHealthSampler;
   close(): Promise<void>;
 }
@@ -267,6 +273,7 @@ async function openEngineStores(options: PulseOptions, settings: ResolvedSetting
     kit,
     coordination: new RedisCoordinationStore(redis),
     describe: () => redis.describe(),
+    unreachableSlotShare: () => redis.unreachableSlotShare(),
     close: async () => {
       storeServer.stop();
       await kit.close();
@@ -345,7 +352,7 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     probe.stop();
     return stores.close();
   };
-  const pulse = new Pulse(engine, kit, snapshots, settings, observer, closeStores, routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer, operatorState });
+  const pulse = new Pulse(engine, kit, snapshots, settings, observer, closeStores, routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer, operatorState, unreachableSlotShare: stores.unreachableSlotShare });
   // Configured alerts that wait for a start() call nobody knows to make would stay silent through an outage.
   if (alerts) {
     alerts.start();

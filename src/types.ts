@@ -212,6 +212,13 @@ export interface PulseHealth {
   degradationLevel: 0 | 1 | 2;
   /** The connection as the service reports it: "waiting for Redis at … since …" until it is ready. */
   storeConnection?: string;
+  /**
+   * Share (0–1) of the Redis Cluster's 16,384 slots whose master this process cannot reach; on one server 0 or 1.
+   * Absent on the embedded store.
+   */
+  unreachableSlotShare?: number;
+  /** Channels whose outcomes wait for their part of the store while the rest answers (a cluster master down). */
+  unreachableChannels?: number;
   /** Outcomes rejected as too old or too far in the future. */
   staleOutcomes: number;
   storeErrors: number;
