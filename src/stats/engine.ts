@@ -166,6 +166,8 @@ export class SuccessRateEngine implements SuccessRates {
       bufferedOutcomes: this.recorder.bufferedOutcomes,
       spilledOutcomes: this.recorder.spilledOutcomes,
       droppedOutcomes: s.droppedOutcomes,
+      spillRefusedOutcomes: this.recorder.spillRefusals.refusedOutcomes,
+      ...(this.recorder.spillRefusals.refusing === undefined ? {} : { spillRefusing: this.recorder.spillRefusals.refusing }),
       staleOutcomes: s.staleOutcomes,
       storeErrors: s.storeErrors,
       batches: s.batches,

@@ -93,6 +93,12 @@ export class Recorder {
     if (spill && spill.pendingOutcomes > 0) this.scheduleRetry();
   }
 
+  /** Outcomes the spill journal refused since start, and why it refuses now (absent while it takes them). */
+  get spillRefusals(): { refusedOutcomes: number; refusing?: string } {
+    if (!this.spill) return { refusedOutcomes: 0 };
+    return { refusedOutcomes: this.spill.refusedOutcomes, ...(this.spill.refusing === undefined ? {} : { refusing: this.spill.refusing }) };
+  }
+
   /** Outcomes in the durable spill, waiting for the store. */
   get spilledOutcomes(): number {
     return this.spill?.pendingOutcomes ?? 0;
@@ -226,9 +232,8 @@ export class Recorder {
     this.noteUnreachable(err, storeFailed);
     try {
       await this.spill!.spill(items.map((i) => i.outcome!));
-    } catch (spillErr) {
-      // A full journal or a failing disk: the bounded memory buffer is what is left.
-      this.logger?.error({ err: String(spillErr) }, 'paypulse: spill journal refused outcomes; buffering them in memory');
+    } catch {
+      // A full journal or a failing disk: the bounded memory buffer is what is left (the spill logs it).
       this.bufferFailed(items, err, false);
       return;
     }
