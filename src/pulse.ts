@@ -4,6 +4,8 @@
 import { join } from 'node:path';
 import { createAlerts, type Alerts } from './alerts/index.js';
 import { resolveAlertRules, windowsNeeded } from './alerts/rules.js';
+import { alertStateTtlMs } from './alerts/evaluator.js';
+import { OperatorState } from './operatorState/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { createKit, type Kit } from './kit/index.js';
 import { observeRecord, observeStoreCall, type PulseObserver } from './observer.js';
@@ -59,6 +61,10 @@ export interface PulseParts {
   knownSeries?: KnownSeries;
   /** The Redis server's INFO, sampled periodically; absent on the embedded store. */
   storeServer?: ServerHealthSampler;
+  /** Present when `createPulse({ operatorState })` gave a durable store. */
+  operatorState?: OperatorState;
+  /** Share of the store's slots this process cannot reach (the connection's slot map); absent on the embedded store. */
+  unreachableSlotShare?: () => number;
 }
 
 /**
@@ -79,7 +85,10 @@ export class Pulse implements SuccessRates {
   readonly alerts: Alerts | undefined;
   /** Redis's memory, clients, slow log, replication lag and hit rate (docs/storage.md); absent on the embedded store. */
   readonly storeServer: ServerHealthSampler | undefined;
+  /** Overrides, mutes and firing alerts kept durably and restored when Redis forgets them (`createPulse({ operatorState })`). */
+  readonly operatorState: OperatorState | undefined;
   private readonly knownSeries: KnownSeries | undefined;
+  private readonly unreachableSlotShare: (() => number) | undefined;
   readonly snapshotIntervalMs = snapshotIntervalMs;
 
   constructor(
@@ -98,6 +107,8 @@ export class Pulse implements SuccessRates {
   ) {
     this.alerts = parts.alerts;
     this.storeServer = parts.storeServer;
+    this.operatorState = parts.operatorState;
+    this.unreachableSlotShare = parts.unreachableSlotShare;
     this.knownSeries = parts.knownSeries;
     this.windows = engine.windows;
     this.lock = kit.lock;
@@ -185,7 +196,8 @@ export class Pulse implements SuccessRates {
 
   health(): PulseHealth {
     const health = this.engine.health();
-    return this.describeStore ? { ...health, storeConnection: this.describeStore() } : health;
+    const withShare = this.unreachableSlotShare ? { ...health, unreachableSlotShare: this.unreachableSlotShare() } : health;
+    return this.describeStore ? { ...withShare, storeConnection: this.describeStore() } : withShare;
   }
 
   /** Writes outcomes buffered during a store outage now; false while the store still fails. */
@@ -196,6 +208,7 @@ export class Pulse implements SuccessRates {
   async close(): Promise<void> {
     await this.alerts?.stop();
     await this.routing.stop();
+    await this.operatorState?.stop();
     await this.snapshots.stop();
     await this.engine.close();
     await this.kit.close();
@@ -209,6 +222,7 @@ interface Stores {
   coordination: CoordinationStore;
   /** "waiting for Redis at … since …" and the like; absent for the embedded store. */
   describe?: () => string;
+  unreachableSlotShare?: () => number;
   storeServer?: ServerHealthSampler;
   close(): Promise<void>;
 }
@@ -259,6 +273,7 @@ async function openEngineStores(options: PulseOptions, settings: ResolvedSetting
     kit,
     coordination: new RedisCoordinationStore(redis),
     describe: () => redis.describe(),
+    unreachableSlotShare: () => redis.unreachableSlotShare(),
     close: async () => {
       storeServer.stop();
       await kit.close();
@@ -313,8 +328,14 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     ...(knownSeries ? { series: knownSeries } : {}),
   });
   snapshots.onSnapshot((snapshot) => engine.learnChannels(snapshot.channels.keys()));
-  const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger });
-  const alerts = alertRules
+  const operatorState = options.operatorState
+    ? new OperatorState(options.operatorState, { namespace: settings.namespace, clock, coordination: stores.coordination, readEpoch: () => engine.storeEpoch(), logger: options.logger })
+    : undefined;
+  const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger, keepOverride: operatorState?.keepOverride });
+  const keeper = operatorState && alertRules
+    ? operatorState.alertKeeper({ stateTtlMs: alertStateTtlMs(alertRules), evaluateEveryMs: alertRules.evaluateEveryMs, resolveOrphan: (last, nowMs) => alerts?.resolveOrphan(last, nowMs) })
+    : undefined;
+  const alerts: Alerts | undefined = alertRules
     ? createAlerts({
         rules: alertRules,
         namespace: settings.namespace,
@@ -325,13 +346,15 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
         minutes: { live: (channel, range) => engine.minutes(channel, range), liveRetentionMs: settings.retentionMs, minSamples: settings.minSamples },
         logger: options.logger,
         ...(observer.onAlertNotification ? { onResult: observer.onAlertNotification.bind(observer) } : {}),
+        ...(keeper ? { keeper } : {}),
       })
     : undefined;
+  operatorState?.start();
   const closeStores = () => {
     probe.stop();
     return stores.close();
   };
-  const pulse = new Pulse(engine, kit, snapshots, settings, observer, closeStores, routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer });
+  const pulse = new Pulse(engine, kit, snapshots, settings, observer, closeStores, routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer, operatorState, unreachableSlotShare: stores.unreachableSlotShare });
   // Configured alerts that wait for a start() call nobody knows to make would stay silent through an outage.
   if (alerts) {
     alerts.start();

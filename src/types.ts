@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import type { RoutingOptions } from './routing/types.js';
 import type { DegradationThresholds } from './stats/degradation.js';
 import type { SqlClient } from './history/sqlClient.js';
+import type { OperatorStateSettings } from './operatorState/index.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';
 
@@ -133,6 +134,11 @@ export interface PulseOptions {
    * marks and locks live in Redis and the kit fails closed (PP_ERR_STORE_UNAVAILABLE) while Redis is down.
    */
   kitDatabase?: string | SqlClient;
+  /**
+   * Where breaker overrides, mutes and firing alerts are kept so a Redis restarted empty cannot erase them
+   * (`{ store: await openPostgresOperatorState(url) }`, docs/configuration.md). Without it they live in Redis only.
+   */
+  operatorState?: OperatorStateSettings;
   /** Last known rates kept to answer reads while the store is down (least recently used evicted). Default 10,000. */
   lastKnownLimit?: number;
   /** Distinct channels within the dedup horizon; outcomes for new ones past it are refused (PP_ERR_LIMIT). Default 10,000. */
@@ -212,6 +218,13 @@ export interface PulseHealth {
   degradationLevel: 0 | 1 | 2;
   /** The connection as the service reports it: "waiting for Redis at … since …" until it is ready. */
   storeConnection?: string;
+  /**
+   * Share (0–1) of the Redis Cluster's 16,384 slots whose master this process cannot reach; on one server 0 or 1.
+   * Absent on the embedded store.
+   */
+  unreachableSlotShare?: number;
+  /** Channels whose outcomes wait for their part of the store while the rest answers (a cluster master down). */
+  unreachableChannels?: number;
   /** Outcomes rejected as too old or too far in the future. */
   staleOutcomes: number;
   storeErrors: number;

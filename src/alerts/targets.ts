@@ -15,13 +15,17 @@ export interface Target extends AlertIdentity {
   health: ChannelHealth;
 }
 
+/** The alert's part of its coordination key: `<ruleId>/<seriesId>`. */
+export function alertScopeOf(ruleId: string, dims: Record<string, string> | undefined): string {
+  return `${ruleId}/${dims ? seriesIdOf(dims) : ''}`;
+}
 
 function target(namespace: string, health: ChannelHealth, rule: RuleKind, ruleId: string, dims: Record<string, string> | undefined,
   observation: Observation, window: string): Target {
   const seriesId = dims ? seriesIdOf(dims) : '';
   return {
     id: `${ruleId}/${seriesId}@${health.channel}`,
-    key: coordinationKey(namespace, health.channel, 'alert', `${ruleId}/${seriesId}`),
+    key: coordinationKey(namespace, health.channel, 'alert', alertScopeOf(ruleId, dims)),
     alertname: alertNames[rule],
     rule,
     ruleId,

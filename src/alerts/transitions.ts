@@ -24,6 +24,8 @@ export interface TargetStep {
   shown: ActiveAlert | null;
   /** Set only on the instance whose write won a transition. */
   notification?: AlertNotification;
+  /** With `notification`: the state this instance stored, evidence included (what a durable copy keeps). */
+  stored?: AlertState;
 }
 
 function identityOf(t: Target): AlertIdentity {
@@ -103,5 +105,5 @@ export async function stepTarget(ctx: StepContext, t: Target, current: SharedSta
       ctx.logger?.warn({ err: (err as Error).message, alert: t.id }, 'paypulse: alert state write failed');
     }
   }
-  return { shown: activeOf(ctx.rules, t, shown, mute, nowMs), ...(notification ? { notification } : {}) };
+  return { shown: activeOf(ctx.rules, t, shown, mute, nowMs), ...(notification ? { notification, stored: shown } : {}) };
 }

@@ -7,6 +7,7 @@ import type { RoutingEvidence } from './evidence.js';
 import { expectedValue, posteriorMean, posteriorOf, scoreProbability, type Evidence } from './scoring.js';
 import { defaultChannelRouting, type RoutingSettings } from './settings.js';
 import type { BreakerState, RankedChannel, RouteDecision, RouteRequest } from './types.js';
+import { reasonOf } from './decisionCounts.js';
 
 export interface BreakerLookup {
   /** The state this process knows for a channel's breaker in `scope` ('' for the channel's own). */
@@ -104,14 +105,16 @@ export class Router {
       }
     }
     const halfOpen = scored.find((s) => s.state === 'half-open');
+    const failOpen = closed.length === 0;
     const decision: RouteDecision = {
       channel: scored[0]!.channel,
       ranked: scored.map(({ channel, score, rate, state }) => ({ channel, score, rate, state })),
       explored,
-      failOpen: closed.length === 0,
+      failOpen,
       stale,
       probe: false,
       arm,
+      reason: reasonOf({ arm, probe: false, failOpen, explored }),
     };
     return halfOpen ? { decision, probe: { channel: halfOpen.channel, scopes } } : { decision };
   }
@@ -140,5 +143,5 @@ export function asProbe(draft: Draft): RouteDecision {
   const d = draft.decision;
   const channel = draft.probe!.channel;
   const first = d.ranked.find((r) => r.channel === channel)!;
-  return { ...d, channel, ranked: [first, ...d.ranked.filter((r) => r !== first)], explored: true, probe: true, failOpen: false };
+  return { ...d, channel, ranked: [first, ...d.ranked.filter((r) => r !== first)], explored: true, probe: true, failOpen: false, reason: 'probe' };
 }

@@ -193,6 +193,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     minSamples: pulse.settings.minSamples,
     alerts: () => pulse.alerts,
     ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
+    ...(pulse.operatorState ? { operatorState: () => pulse.operatorState?.stats } : {}),
   });
   const pages = createChannelPages({ pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows, thresholds: config.thresholds });
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).

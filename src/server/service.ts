@@ -11,6 +11,7 @@ import { buildApp } from './app.js';
 import { defaultLevels } from './configLevels.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
+import { createPostgresOperatorState } from '../history/operatorState.js';
 import type { RoutingOptions } from '../routing/types.js';
 import { openStreamIngest, type StreamIngest } from '../ingest/stream/streamIngest.js';
 import { registerIngestStreamMetrics } from './metrics/ingestStreamMetrics.js';
@@ -77,8 +78,11 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     opened.push(() => history.close());
     const kitDatabase = kitDatabaseOf(config, history);
+    // Overrides, mutes and firing alerts outlive a Redis restarted empty in the history database (a fleet's
+    // PostgreSQL server; embedded PGlite keeps this instance's own).
+    const operatorState = history.sql ? { store: createPostgresOperatorState(history.sql) } : undefined;
     const pulse = await createPulse(
-      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitDatabase, ...(alerts ? { alerts } : {}) },
+      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitDatabase, operatorState, ...(alerts ? { alerts } : {}) },
       metrics.observer,
     );
     opened.push(() => pulse.close());

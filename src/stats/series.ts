@@ -1,6 +1,7 @@
 // A series is what statistics are kept for: the channel itself ('') or one configured dimension set of
 // it, e.g. `currency=USD,method=card`. Names are sorted, so the same dims always give the same id.
 import { ValidationError } from '../errors.js';
+import { ownEntry } from '../ownEntry.js';
 import { seriesPartText } from '../store/keys/escape.js';
 
 export const channelSeries = '';
@@ -22,11 +23,6 @@ export function dimsOfSeriesId(id: string): Record<string, string> {
       return [seriesPartText.decode(pair.slice(0, at)), seriesPartText.decode(pair.slice(at + 1))];
     }),
   );
-}
-
-/** The value of dims name `name`, only if the object itself holds it (never one of Object.prototype's). */
-export function dimOf(dims: Readonly<Record<string, string>>, name: string): string | undefined {
-  return Object.hasOwn(dims, name) ? dims[name] : undefined;
 }
 
 /**
@@ -70,7 +66,7 @@ export class SeriesPlan {
     const ids = [channelSeries];
     if (dims) {
       for (const set of this.sets) {
-        if (set.every((name) => dimOf(dims, name) !== undefined)) ids.push(seriesIdOf(dims, set));
+        if (set.every((name) => ownEntry(dims, name) !== undefined)) ids.push(seriesIdOf(dims, set));
       }
     }
     if (failureCode === undefined || !this.excused.has(failureCode)) return ids;

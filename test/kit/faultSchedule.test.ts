@@ -29,11 +29,11 @@ describe('kit under a randomized fault schedule', () => {
   it('with a kit database: no double run, no overlapping holders, rising fences', async () => {
     const report = await runKitFaultSchedule({
       seed,
-      durationMs: 8_000,
+      durationMs: 6_000,
       redis,
       databaseUrl: database.url,
       faults: ['redis-stall', 'redis-restart-empty', 'pg-terminate'],
-      stallMs: 2_000,
+      stallMs: [1_000, 2_000],
     });
     expect(report.violations, explain(report)).toEqual([]);
     expect(report.faults.length, explain(report)).toBeGreaterThan(0);
@@ -41,7 +41,7 @@ describe('kit under a randomized fault schedule', () => {
   }, 40_000);
 
   it('without a kit database: Redis stalls make the kit fail closed, never run a handler twice', async () => {
-    const report = await runKitFaultSchedule({ seed, durationMs: 7_000, redis, faults: ['redis-stall'], stallMs: 2_000 });
+    const report = await runKitFaultSchedule({ seed, durationMs: 5_000, redis, faults: ['redis-stall'], stallMs: [1_000, 2_000] });
     expect(report.violations, explain(report)).toEqual([]);
     expect(report.errors, explain(report)).toBeGreaterThan(0);
     expect(report.handlerRuns, explain(report)).toBeGreaterThan(10);

@@ -23,8 +23,8 @@ export interface KitScheduleOptions {
   /** The kit database (PostgreSQL the authority); without it marks and locks live in Redis. */
   databaseUrl?: string;
   faults: KitFault[];
-  /** Longest Redis stall; each stall lasts between half of it and all of it. */
-  stallMs: number;
+  /** Shortest and longest Redis stall; each lasts a length drawn between them. */
+  stallMs: [number, number];
   /** Pause between faults, drawn between these. */
   faultGapMs?: [number, number];
   instances?: number;
@@ -176,7 +176,8 @@ export async function runKitFaultSchedule(options: KitScheduleOptions): Promise<
       const fault = cycle.pop()!;
       const at = Date.now() - started;
       if (fault === 'redis-stall') {
-        const ms = Math.floor(options.stallMs / 2 + (random() * options.stallMs) / 2);
+        const [shortest, longest] = options.stallMs;
+        const ms = Math.floor(shortest + random() * (longest - shortest));
         faults.push(`${at} ms: Redis SIGSTOP for ${ms} ms`);
         options.redis.pause();
         await sleep(ms);

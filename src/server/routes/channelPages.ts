@@ -33,6 +33,8 @@ export type StateSummary = Record<ChannelState, number> & { channels: number };
 export interface ChannelEntry {
   channel: string;
   rates: Record<string, Rate>;
+  /** The channel's part of the store could not be read: its last rates (ChannelHealth.stale). */
+  stale?: true;
 }
 
 interface Ranked {
@@ -103,7 +105,7 @@ export function createChannelPages(paging: ChannelPaging) {
   const windows = [...paging.windows].sort((a, b) => parseWindow(a) - parseWindow(b));
   const ranks = new WeakMap<HealthSnapshot, Ranked>();
 
-  const entry = (h: ChannelHealth): ChannelEntry => ({ channel: h.channel, rates: configuredRates(h, paging.windows) });
+  const entry = (h: ChannelHealth): ChannelEntry => ({ channel: h.channel, rates: configuredRates(h, paging.windows), ...(h.stale ? { stale: true } : {}) });
 
   const keys = new WeakMap<HealthSnapshot, KeyedChannels>();
   const keyedOf = (snapshot: HealthSnapshot): KeyedChannels => {

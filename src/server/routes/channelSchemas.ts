@@ -70,7 +70,11 @@ export const channelListSchema = {
           items: {
             type: 'object',
             required: ['channel', 'rates'],
-            properties: { channel: { type: 'string' }, rates: { type: 'object', additionalProperties: { $ref: 'Rate#' } } },
+            properties: {
+              channel: { type: 'string' },
+              rates: { type: 'object', additionalProperties: { $ref: 'Rate#' } },
+              stale: { type: 'boolean', description: "present (true) when the channel's part of the store is unreachable: its last rates, each flagged stale" },
+            },
           },
         },
       },
