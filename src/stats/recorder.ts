@@ -99,12 +99,6 @@ export class Recorder {
     if (spill && spill.pendingOutcomes > 0) this.scheduleRetry();
   }
 
-  /** Outcomes the spill journal refused since start, and why it refuses now (absent while it takes them). */
-  get spillRefusals(): { refusedOutcomes: number; refusing?: string } {
-    if (!this.spill) return { refusedOutcomes: 0 };
-    return { refusedOutcomes: this.spill.refusedOutcomes, ...(this.spill.refusing === undefined ? {} : { refusing: this.spill.refusing }) };
-  }
-
   /** Outcomes in the durable spill, waiting for the store. */
   get spilledOutcomes(): number {
     return this.spill?.pendingOutcomes ?? 0;
