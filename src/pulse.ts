@@ -285,7 +285,9 @@ async function openEngineStores(options: PulseOptions, settings: ResolvedSetting
 
 async function openSpill(options: PulseOptions): Promise<DurableSpill | undefined> {
   if (!options.dataDir) return undefined;
-  return new DurableSpill(await SpillJournal.open({ dir: join(options.dataDir, 'spill') }), options.logger);
+  const clock = options.clock ?? systemClock;
+  const journal = await SpillJournal.open({ dir: join(options.dataDir, 'spill'), ...(options.spillMaxBytes === undefined ? {} : { maxBytes: options.spillMaxBytes }) });
+  return new DurableSpill(journal, options.logger, () => clock.now());
 }
 
 function degradationSwitch(options: PulseOptions, clock: Clock): DegradationSwitch {

@@ -122,6 +122,8 @@ export interface PulseOptions {
    * too. Without it they wait in memory and are lost if the process dies.
    */
   dataDir?: string;
+  /** Bytes the spill journal may hold; past it outcomes wait in the memory buffer instead. Default 1 GiB. */
+  spillMaxBytes?: number;
   /** Thresholds of the degradation switch (docs/architecture.md); each one optional. */
   degradation?: Partial<DegradationThresholds>;
   /**
@@ -208,6 +210,10 @@ export interface PulseHealth {
   /** Outcomes waiting in the durable spill journal (data folder): they survive a crash. */
   spilledOutcomes: number;
   droppedOutcomes: number;
+  /** Outcomes the spill journal refused (full or failing disk) since start; they went to the memory buffer. */
+  spillRefusedOutcomes: number;
+  /** Why the spill journal refuses outcomes now; absent while it takes them (or there is none). */
+  spillRefusing?: string;
   /** 0 normal, 1 store failing (≥ 5 % of calls for 10 s), 2 failing badly (≥ 20 % for 30 s); see docs/architecture.md. */
   degradationLevel: 0 | 1 | 2;
   /** The connection as the service reports it: "waiting for Redis at … since …" until it is ready. */

@@ -100,6 +100,9 @@ function tokenProblem(merged: Record<string, unknown>): string | null {
 
 export type ServiceConfig = z.infer<typeof configSchema>;
 
+/** Every setting of the service, for docs/configuration.md's test: a setting added here must be documented. */
+export const serviceSettingNames: readonly string[] = Object.keys(configSchema.shape);
+
 const isSection = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The routing section's first bad field, named where it came from (`paypulse.yaml: routing.breaker.probes …`). */
@@ -174,7 +177,7 @@ type Field = keyof ServiceConfig;
 type EnvKind = 'string' | 'int' | 'list' | 'dimensions';
 
 /** Environment variable → field; the variable's name is what an error line shows. */
-const envFields: [string, Field, EnvKind][] = [
+export const envFields: [string, Field, EnvKind][] = [
   ['PORT', 'port', 'int'],
   ['HOST', 'host', 'string'],
   ['REDIS_URL', 'redisUrl', 'string'],

@@ -44,6 +44,8 @@ export class SuccessRateEngine implements SuccessRates {
   private closed = false;
   /** The process's degradation switch, fed with every store write's verdict. */
   private readonly degradation: DegradationSwitch | undefined;
+  /** The durable spill, whose refusals health() reports. */
+  private readonly spill: DurableSpill | undefined;
 
   constructor(
     private readonly store: StatsStore,
@@ -54,6 +56,7 @@ export class SuccessRateEngine implements SuccessRates {
     durability: { spill?: DurableSpill; degradation?: DegradationSwitch } = {},
   ) {
     this.degradation = durability.degradation;
+    this.spill = durability.spill;
     this.windows = settings.windows;
     this.plan = new SeriesPlan(settings.dimensions, settings.excusedCodes);
     this.rules = settings.restrictDims ? { allowedDims: this.plan.dimensionNames } : {};
@@ -167,6 +170,8 @@ export class SuccessRateEngine implements SuccessRates {
       bufferedOutcomes: this.recorder.bufferedOutcomes,
       spilledOutcomes: this.recorder.spilledOutcomes,
       droppedOutcomes: s.droppedOutcomes,
+      spillRefusedOutcomes: this.spill?.refusedOutcomes ?? 0,
+      ...(this.spill?.refusing === undefined ? {} : { spillRefusing: this.spill.refusing }),
       staleOutcomes: s.staleOutcomes,
       storeErrors: s.storeErrors,
       batches: s.batches,

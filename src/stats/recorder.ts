@@ -268,9 +268,8 @@ export class Recorder {
     if (wholeStore) this.noteUnreachable(err, storeFailed);
     try {
       await this.spill!.spill(items.map((i) => i.outcome!));
-    } catch (spillErr) {
-      // A full journal or a failing disk: the bounded memory buffer is what is left.
-      this.logger?.error({ err: String(spillErr) }, 'paypulse: spill journal refused outcomes; buffering them in memory');
+    } catch {
+      // A full journal or a failing disk: the bounded memory buffer is what is left (the spill logs it).
       this.bufferFailed(items, err, false, wholeStore);
       return;
     }

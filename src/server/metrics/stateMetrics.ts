@@ -66,6 +66,7 @@ export function registerHealthMetrics(registry: client.Registry, pulse: Pick<Suc
     },
   });
   mirroredCounter(registry, 'paypulse_store_dropped_outcomes_total', 'Outcomes dropped because the retry buffer was full.', () => readHealth().droppedOutcomes);
+  mirroredCounter(registry, 'paypulse_spill_refused_outcomes_total', 'Outcomes the spill journal refused (full or failing disk); they waited in memory instead.', () => readHealth().spillRefusedOutcomes);
   mirroredCounter(registry, 'paypulse_store_errors_total', 'Store errors seen by the library (timeouts, connection errors, script errors).', () => readHealth().storeErrors);
   mirroredCounter(registry, 'paypulse_store_batches_total', 'Record batches sent to the store.', () => readHealth().batches);
   new client.Gauge({

@@ -57,7 +57,7 @@ const readySchema = {
   required: ['status', 'checks'],
   properties: {
     status: { type: 'string', enum: ['ready', 'not ready'] },
-    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, snapshot: checkSchema, shutdown: checkSchema, alerts: checkSchema } },
+    checks: { type: 'object', properties: { store: checkSchema, history: checkSchema, snapshot: checkSchema, shutdown: checkSchema, alerts: checkSchema, spill: checkSchema } },
     degradationLevel: { type: 'integer', enum: [0, 1, 2] },
     /** Where outcomes wait while the store is down: a durable journal, or memory (lost if the process dies). */
     buffering: { type: 'string' },
@@ -141,11 +141,14 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, snapshots, h
       const alertState = alerts?.();
       if (alertState) checks.alerts = alertState.paused ? { ok: false, kind: 'alerts', detail: 'evaluation paused: the store cannot be read' } : { ok: true, kind: 'alerts' };
       if (snapshots) checks.snapshot = snapshotCheck(snapshots);
+      if (health.spillRefusing !== undefined) checks.spill = { ok: false, kind: 'spill journal', detail: `refusing outcomes (${health.spillRefusing}); they wait in memory and are lost if the process dies` };
       if (isShuttingDown()) checks.shutdown = { ok: false, kind: 'process', detail: 'shutting down' };
       const ready = Object.values(checks).every((c) => c.ok);
       const now = pulse.health();
       const buffering = now.store === 'memory'
         ? 'embedded store: nothing waits for a store'
+        : now.spillRefusing !== undefined
+        ? `refusing: the spill journal in ${durable ?? 'the data folder'} refuses outcomes (${now.spillRefusing}); new ones wait in memory`
         : durable
         ? `durable: spill journal in ${durable}`
         : 'memory only: outcomes buffered while the store is down are lost if the process dies (set PAYPULSE_DATA_DIR)';

@@ -3,7 +3,7 @@
 // from a client that stops reading (BackPressuredWriter): a few hundred kB buffered at most, caught up from
 // the replay buffer when it reads again, disconnected if it does not within the grace period; that client
 // reconnects with Last-Event-ID and catches up from the replay buffer.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sendError } from '../httpErrors.js';
 import { BackPressuredWriter } from '../stream/backPressure.js';
 import type { EventHub } from '../stream/eventHub.js';
@@ -71,6 +71,15 @@ const streamSchema = {
   produces: ['text/event-stream'],
 };
 
+/** 429 with Retry-After when the address must wait `waitMs` before opening another stream; true when refused. */
+function refuseOpen(reply: FastifyReply, waitMs: number, opensPerMinute: number): boolean {
+  if (waitMs <= 0) return false;
+  const retryAfterSec = Math.ceil(waitMs / 1000);
+  reply.header('retry-after', String(retryAfterSec));
+  sendError(reply, 'PP_ERR_STREAM_RECONNECTS', `this address opened ${opensPerMinute} streams within a minute; retry after ${retryAfterSec} s`);
+  return true;
+}
+
 export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOptions): void {
   const { hub, onDrop, maxStreamsPerIp = 20, maxBufferedBytes = 256 * 1024, stallGraceMs = 10_000, replayMaxBytes = 1024 * 1024, opensPerMinute = 60 } = options;
   const open = new Set<() => void>();
@@ -94,12 +103,7 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
       const header = request.headers['last-event-id'];
       const lastEventId = header ? Number(header) : query.lastEventId;
       const address = request.ip;
-      const waitMs = opens.take(address);
-      if (waitMs > 0) {
-        reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
-        sendError(reply, 'PP_ERR_STREAM_RECONNECTS', `this address opened ${opensPerMinute} streams within a minute; retry after ${Math.ceil(waitMs / 1000)} s`);
-        return;
-      }
+      if (refuseOpen(reply, opens.take(address), opensPerMinute)) return;
       if (!perAddress.take(address)) {
         sendError(reply, 'PP_ERR_TOO_MANY_STREAMS', `this address already holds ${maxStreamsPerIp} open streams; close one first`);
         return;

@@ -15,13 +15,23 @@ export interface SpillStats {
   replayed: number;
 }
 
+/** A refusal is logged at most this often; the lines held back in between are counted in the next one. */
+const refusalLogEveryMs = 60_000;
+
 export class DurableSpill {
   readonly stats: SpillStats = { spilled: 0, replayed: 0 };
+  /** Outcomes the journal refused since start. */
+  refusedOutcomes = 0;
+  /** Why the journal refuses now; cleared once it takes outcomes again or the store has emptied it. */
+  refusing: string | undefined;
   private replaying: Promise<boolean> | undefined;
+  private lastRefusalLogMs = -Infinity;
+  private refusalsNotLogged = 0;
 
   constructor(
     private readonly journal: SpillJournal,
     private readonly logger?: PulseLogger,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Outcomes on disk waiting for the store. */
@@ -35,8 +45,28 @@ export class DurableSpill {
 
   /** Resolves once the outcomes are durable; rejects when the journal is full or the disk fails. */
   async spill(outcomes: Outcome[]): Promise<void> {
-    await this.journal.append(outcomes);
+    try {
+      await this.journal.append(outcomes);
+    } catch (err) {
+      this.noteRefusal(outcomes.length, err);
+      throw err;
+    }
+    this.refusing = undefined;
     this.stats.spilled += outcomes.length;
+  }
+
+  /** A full journal refuses every record call of an outage: one line a minute says so, with the count held back. */
+  private noteRefusal(outcomes: number, err: unknown): void {
+    this.refusedOutcomes += outcomes;
+    this.refusing = String(err instanceof Error ? err.message : err);
+    const now = this.now();
+    if (now - this.lastRefusalLogMs < refusalLogEveryMs) {
+      this.refusalsNotLogged++;
+      return;
+    }
+    this.logger?.error({ err: this.refusing, outcomes, refusedOutcomes: this.refusedOutcomes, suppressed: this.refusalsNotLogged }, 'paypulse: spill journal refused outcomes; buffering them in memory');
+    this.lastRefusalLogMs = now;
+    this.refusalsNotLogged = 0;
   }
 
   /** Writes the journal back to the store; true when it is empty afterwards. One replay runs at a time. */
@@ -61,6 +91,8 @@ export class DurableSpill {
       this.stats.replayed += written;
       this.logger?.info({ outcomes: written, left: this.journal.pendingOutcomes }, 'paypulse: spilled outcomes written to the store');
     }
+    // Emptied: the journal has room again.
+    this.refusing = undefined;
     return true;
   }
 }
