@@ -24,7 +24,7 @@ const clusterEngine: Engine = {
   name: 'redis',
   start: async () => undefined,
   stop: async () => undefined,
-  pulseOptions: () => ({ redis: cluster.urls.join(','), namespace, recordTimeoutMs: 500 }),
+  pulseOptions: () => ({ redis: cluster.urls.join(','), namespace, recordTimeoutMs: 2_000 }),
 };
 
 interface ChannelEntry {
