@@ -6,6 +6,7 @@
 //       data folder, then Redis continued;
 //   (d) a Sentinel failover (SENTINEL FAILOVER: the replica promoted, the old primary demoted);
 //   (e) one of three Redis Cluster masters SIGKILLed, restarted from its append-only file 10 s later.
+// Then the kit's rows (kit.ts; alone with `-- --kit`).
 // For each: outcomes acknowledged (answered 200), outcomes the store counts afterwards, 5xx answers, failed
 // requests (no answer), the longest request, and seconds from the fault's end until a batch is recorded
 // (not buffered) again. Never part of `npm test`.
@@ -23,6 +24,7 @@ import { startCluster, startRedis, type LocalRedis } from '../../test/support/re
 import { clusterSlot } from '../../src/store/keys/clusterSlot.js';
 import { channelPrefix } from '../../src/store/keys/stats.js';
 import { startSentinelGroup, type SentinelGroup } from '../../test/support/sentinelGroup.js';
+import { runKitScenarios } from './kit.js';
 
 const script = new URL(import.meta.url).pathname;
 const batchSize = 100;
@@ -341,4 +343,8 @@ async function main(): Promise<void> {
 }
 
 if (process.argv.includes('--serve')) await serveChild();
-else await main();
+else if (process.argv.includes('--kit')) process.stdout.write(`${await runKitScenarios()}\n`);
+else {
+  await main();
+  process.stdout.write(`\n${await runKitScenarios()}\n`);
+}

@@ -4,6 +4,7 @@
 import { ValidationError, type FieldIssue } from '../errors.js';
 import { maxWindowSec, minWindowSec, parseWindow } from '../stats/windows.js';
 import { longWindowSec } from './longWindows.js';
+import { ownEntry } from '../ownEntry.js';
 
 export type Level = 'warn' | 'major' | 'critical';
 /** Ordered from mild to severe; the index + 1 is the level's rank (0 = no level). */
@@ -179,7 +180,8 @@ const topKeys = ['window', 'shortWindow', 'evaluateEvery', 'minSamples', 'consec
   'perDimensions', 'silent', 'burnRate', 'webhooks', 'alertmanager', 'dashboardUrl', 'log'];
 
 function checkChannels(c: Checker, input: AlertRulesInput['channels'], defaults: ChannelRule): AlertRules['channels'] {
-  const out: AlertRules['channels'] = {};
+  // Built from entries, so a channel named `__proto__` is an entry, not the object's prototype.
+  const out: [string, AlertRules['channels'][string]][] = [];
   for (const [name, rule] of Object.entries(input ?? {})) {
     const field = `alerts.channels.${name}`;
     if (typeof rule !== 'object' || rule === null) {
@@ -187,13 +189,13 @@ function checkChannels(c: Checker, input: AlertRulesInput['channels'], defaults:
       continue;
     }
     c.keys(field, rule, ['thresholds', 'minSamples', 'enabled']);
-    out[name] = {
+    out.push([name, {
       ...(rule.thresholds !== undefined ? { thresholds: c.thresholds(`${field}.thresholds`, rule.thresholds) } : {}),
       ...(rule.minSamples !== undefined ? { minSamples: c.int(`${field}.minSamples`, rule.minSamples, defaults.minSamples, 1, 1_000_000) } : {}),
       ...(rule.enabled !== undefined ? { enabled: rule.enabled !== false } : {}),
-    };
+    }]);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 function checkBurnRate(c: Checker, input: AlertRulesInput['burnRate']): AlertRules['burnRate'] {
@@ -293,7 +295,7 @@ export function resolveAlertRules(input: AlertRulesInput = {}, thresholds: Thres
 
 /** The rule of one channel: its overrides over the defaults. */
 export function ruleFor(rules: AlertRules, channel: string): ChannelRule {
-  const own = rules.channels[channel];
+  const own = ownEntry(rules.channels, channel);
   return own ? { ...rules.defaults, ...own } : rules.defaults;
 }
 

@@ -18,6 +18,7 @@ import { installErrorHandlers } from './httpErrors.js';
 import { parseJsonBodies } from './jsonBodies.js';
 import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
+import { failedRequestLine, requestLogSerializers } from './requestLog.js';
 import { configuredRates, createChannelPages } from './routes/channelPages.js';
 import { currentSnapshot } from './routes/channels.js';
 import { registerChannelRoutes } from './routes/channels.js';
@@ -74,7 +75,7 @@ declare module 'fastify' {
 function createFastify(config: AppConfig, logger: FastifyBaseLogger | undefined): FastifyInstance {
   return Fastify({
     ...connectionOptions(config),
-    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    ...(logger ? { loggerInstance: logger.child({}, { serializers: requestLogSerializers }) } : { logger: false }),
     bodyLimit: bodyLimitBytes,
     // Per-request access logs at hundreds of ingest calls a second would dwarf everything else; errors are
     // still logged, and /metrics carries per-route latency and status counts.
@@ -131,9 +132,7 @@ function publishLiveEvents(app: FastifyInstance, pulse: Pulse, hub: EventHub, me
 function logFailedRequests(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
     if (reply.statusCode >= 400 && !request.routeOptions.config.logsOwnFailures) {
-      // A stream URL may carry the token: it never reaches the log.
-      const url = request.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]');
-      const line = { method: request.method, url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+      const line = failedRequestLine(request, reply);
       if (reply.statusCode >= 500) request.log.error(line, 'request failed');
       else request.log.info(line, 'request rejected');
     }
@@ -191,6 +190,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     minSamples: pulse.settings.minSamples,
     alerts: () => pulse.alerts,
     ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
+    ...(pulse.operatorState ? { operatorState: () => pulse.operatorState?.stats } : {}),
   });
   const pages = createChannelPages({ pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows, thresholds: config.thresholds });
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).

@@ -9,6 +9,8 @@ import { checkAlertsSection } from '../alerts/config.js';
 import { PayPulseError } from '../errors.js';
 import { resolveRoutingSettings } from '../routing/settings.js';
 import type { RoutingOptions } from '../routing/types.js';
+import { prototypeKeyPaths, prototypeKeyReason } from './prototypeKeys.js';
+import { streamSettingsSchema } from '../ingest/stream/streamSettings.js';
 import { alertsWithChannelLevels, applyThresholdEnv, defaultLevels, dimensionsFromEnv, dimensionsSchema, thresholdsSchema } from './configLevels.js';
 
 const windowPattern = /^[1-9]\d*(s|m|h)$/;
@@ -77,6 +79,8 @@ const configSchema = z
     metricsToken: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Alert rules, checked field by field by checkAlertsSection (docs/alerts.md). */
     alerts: z.record(z.string(), z.unknown()).optional(),
+    /** Outcomes read from Redis Streams by a consumer group (docs/ingestion.md); present, even empty, turns it on. */
+    stream: streamSettingsSchema.optional(),
   })
   .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, {
     message: 'headersTimeoutMs must not exceed requestTimeoutMs',
@@ -226,6 +230,8 @@ function readConfigFile(path: string): Record<string, unknown> {
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError([`${path}: must hold an object of settings`]);
+  const refused = prototypeKeyPaths(parsed);
+  if (refused.length > 0) throw new ConfigError(refused.map((at) => `${path}: ${at}: ${prototypeKeyReason}`));
   return parsed as Record<string, unknown>;
 }
 
@@ -258,7 +264,8 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
   const missingToken = tokenProblem(merged);
   const routingLine = result.success ? routingProblem(result.data, source) : null;
   const alertLines = result.success ? checkAlertsSection(alertsWithChannelLevels(result.data.alerts, result.data.thresholds), defaultLevels(result.data.thresholds), result.data.minSamples, source.get('alerts') ?? 'alerts').lines : [];
-  const problems = [...(routingLine ? [routingLine] : []), ...alertLines];
+  const streamLine = result.success && result.data.stream && !result.data.redisUrl ? `${source.get('stream') ?? 'stream'}: needs REDIS_URL (the outcome streams live in Redis)` : null;
+  const problems = [...(routingLine ? [routingLine] : []), ...alertLines, ...(streamLine ? [streamLine] : [])];
   if (result.success && !missingToken && problems.length === 0) {
     const alerts = alertsWithChannelLevels(result.data.alerts, result.data.thresholds);
     return alerts === result.data.alerts ? result.data : { ...result.data, alerts };

@@ -6,6 +6,7 @@ import type { ChannelHealth, HealthSnapshot } from '../../stats/healthSnapshot.j
 import { channelState, channelStates, type ChannelState, type Thresholds } from '../../stats/severity.js';
 import { parseWindow } from '../../stats/windows.js';
 import type { Rate } from '../../types.js';
+import { ownEntry } from '../../ownEntry.js';
 
 export const maxPageChannels = 1_000;
 
@@ -74,7 +75,7 @@ function keyChannels(snapshot: HealthSnapshot, windows: readonly string[], thres
   const keyed: Keyed[] = [];
   for (const health of snapshot.channels.values()) {
     // A channel with its own levels (thresholds.channels) is ranked by them, as the dashboard colours it.
-    const { state, rate } = channelState(health.rates, windows, thresholds.channels?.[health.channel] ?? thresholds);
+    const { state, rate } = channelState(health.rates, windows, ownEntry(thresholds.channels, health.channel) ?? thresholds);
     summary[state] += 1;
     keyed.push({ health, order: channelStates.indexOf(state), rate: rate ?? Infinity });
   }
