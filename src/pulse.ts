@@ -61,10 +61,10 @@ export interface PulseParts {
   knownSeries?: KnownSeries;
   /** The Redis server's INFO, sampled periodically; absent on the embedded store. */
   storeServer?: ServerHealthSampler;
-  /** Share of the store's slots this process cannot reach (the connection's slot map); absent on the embedded store. */
-  unreachableSlotShare?: () => number;
   /** Present when `createPulse({ operatorState })` gave a durable store. */
   operatorState?: OperatorState;
+  /** Share of the store's slots this process cannot reach (the connection's slot map); absent on the embedded store. */
+  unreachableSlotShare?: () => number;
 }
 
 /**
@@ -107,8 +107,8 @@ export class Pulse implements SuccessRates {
   ) {
     this.alerts = parts.alerts;
     this.storeServer = parts.storeServer;
-    this.unreachableSlotShare = parts.unreachableSlotShare;
     this.operatorState = parts.operatorState;
+    this.unreachableSlotShare = parts.unreachableSlotShare;
     this.knownSeries = parts.knownSeries;
     this.windows = engine.windows;
     this.lock = kit.lock;

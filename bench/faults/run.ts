@@ -340,6 +340,9 @@ async function main(): Promise<void> {
   const notes = rows.flatMap((r) => (r.note ? [r.note] : []));
   process.stdout.write(`${table}\n\n${notes.map((n) => `${n}\n`).join('')}load: ${load}\n`);
   process.stdout.write(`wrote ${writeLatestResult('faults', { load, batchSize, batchEveryMs, faultMs, rows })}\n`);
+  // Operator state has a table of its own: its columns are alerts, overrides and mutes, not outcomes.
+  const { operatorStateRestart, operatorStateTable } = await import('./operatorState.js');
+  process.stdout.write(`\n${operatorStateTable(await operatorStateRestart())}\n`);
 }
 
 if (process.argv.includes('--serve')) await serveChild();

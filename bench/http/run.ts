@@ -2,6 +2,8 @@
 // and on Redis (a redis-server of our own on a free port).
 //  1. ingest: library recordMany in batches of 500 vs HTTP POST /v1/outcomes in batches of 500
 //     (bar: HTTP >= 100,000 outcomes/s, or >= half of the library);
+//     and, on Redis, the stream consumer draining the same outcomes XADDed to the outcome stream (bar: stream
+//     >= 0.8 x HTTP POST in the same run);
 //  2. reads: GET /v1/channels/:channel/rate vs GET /healthz requests/s with autocannon (bar: rate >= 50 %).
 // The service runs in a child process, as in production, so autocannon's own CPU is not charged to it.
 // Prints a table, writes bench/http/results/latest.json. Never part of `npm test`.
@@ -10,10 +12,12 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createPulse } from '../../src/index.js';
 import { defaultConfig } from '../../src/server/config.js';
+import { streamSettingsSchema } from '../../src/ingest/stream/streamSettings.js';
 import { startService } from '../../src/server/service.js';
 import { startRedis, type LocalRedis } from '../../test/support/redisServer.js';
 import type { Outcome } from '../../src/types.js';
 import { writeLatestResult } from '../support/results.js';
+import { streamIngest } from './streamLane.js';
 import { startServiceChild, stopServiceChild } from '../support/serviceChild.js';
 
 const batchSize = 500;
@@ -31,8 +35,9 @@ async function serveChild(): Promise<void> {
     ...defaultConfig,
     port: 0,
     redisUrl,
-    namespace: `bench${process.pid}`,
+    namespace: process.env.BENCH_NAMESPACE || `bench${process.pid}`,
     logLevel: 'warn',
+    ...(process.env.BENCH_STREAM ? { stream: streamSettingsSchema.parse({}) } : {}),
     // A one-off bench database: the embedded in-memory history, copied at the usual pace.
   });
   process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
@@ -186,6 +191,10 @@ interface EngineResult {
   httpIngestP99Ms: number;
   ingestRatio: number;
   ingestBarMet: boolean;
+  /** Redis only: outcomes/s the stream consumer recorded and acknowledged, and its ratio to HTTP POST. */
+  streamOutcomesPerSec?: number;
+  streamRatio?: number;
+  streamBarMet?: boolean;
   rateRps: number;
   rateP99Ms: number;
   healthzRps: number;
@@ -218,6 +227,7 @@ async function runEngine(engine: 'memory' | 'redis'): Promise<EngineResult> {
     process.stderr.write(`[${engine}] GET rate and GET /healthz …\n`);
     const { healthz, rate, ratio, pairs } = await compareReads(url);
     const ingestRatio = ingest.outcomesPerSec / library.outcomesPerSec;
+    const stream = engine === 'redis' ? await streamLane(ingest.outcomesPerSec) : undefined;
     return {
       engine,
       libraryOutcomesPerSec: library.outcomesPerSec,
@@ -227,6 +237,7 @@ async function runEngine(engine: 'memory' | 'redis'): Promise<EngineResult> {
       httpIngestP99Ms: ingest.p99Ms,
       ingestRatio,
       ingestBarMet: ingest.outcomesPerSec >= 100_000 || ingestRatio >= 0.5,
+      ...stream,
       rateRps: rate.rps,
       rateP99Ms: rate.p99Ms,
       healthzRps: healthz.rps,
@@ -241,11 +252,41 @@ async function runEngine(engine: 'memory' | 'redis'): Promise<EngineResult> {
   }
 }
 
+/** The stream lane on a Redis and a service of its own, like each phase here. */
+async function streamLane(httpOutcomesPerSec: number): Promise<Pick<EngineResult, 'streamOutcomesPerSec' | 'streamRatio' | 'streamBarMet'>> {
+  process.stderr.write('[redis] stream ingest …\n');
+  const redis = await startRedis();
+  try {
+    const namespace = `benchstream${process.pid}`;
+    const { outcomesPerSec } = await streamIngest({
+      redisUrl: redis.url,
+      namespace,
+      entries: Number(process.env.BENCH_STREAM_ENTRIES ?? 300_000),
+      channels,
+      startService: async () => {
+        const { child } = await startServiceChild(fileURLToPath(import.meta.url), { BENCH_REDIS_URL: redis.url, BENCH_STREAM: '1', BENCH_NAMESPACE: namespace });
+        return () => stopChild(child);
+      },
+    });
+    const streamRatio = outcomesPerSec / httpOutcomesPerSec;
+    return { streamOutcomesPerSec: outcomesPerSec, streamRatio, streamBarMet: streamRatio >= 0.8 };
+  } finally {
+    await redis.stop();
+  }
+}
+
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (n: number) => `${(n * 100).toFixed(0)} %`;
 const buffered = (n: number) => (n > 0 ? ` +${fmt(n)} buffered` : '');
 
 function table(results: EngineResult[]): string {
+  const streamRows = results.filter((r) => r.streamOutcomesPerSec !== undefined);
+  const streamTable = [
+    '',
+    '| engine | HTTP POST /v1/outcomes ×500 (outcomes/s) | stream, batches of 500 (outcomes/s) | stream ÷ HTTP | stream bar |',
+    '| --- | ---: | ---: | ---: | --- |',
+    ...streamRows.map((r) => `| ${r.engine} | ${fmt(r.httpOutcomesPerSec)} | ${fmt(r.streamOutcomesPerSec!)} | ${pct(r.streamRatio!)} | ${r.streamBarMet ? 'met' : 'MISSED'} |`),
+  ];
   const rows = [
     '| engine | library recordMany (outcomes/s) | HTTP POST /v1/outcomes ×500 (outcomes/s) | HTTP ÷ library | ingest bar | GET rate (req/s) | GET /healthz (req/s) | rate ÷ healthz | read bar |',
     '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |',
@@ -254,7 +295,7 @@ function table(results: EngineResult[]): string {
         `| ${r.engine} | ${fmt(r.libraryOutcomesPerSec)}${buffered(r.libraryBuffered)} | ${fmt(r.httpOutcomesPerSec)} (p99 ${r.httpIngestP99Ms} ms)${buffered(r.httpBuffered)} | ${pct(r.ingestRatio)} | ${r.ingestBarMet ? 'met' : 'MISSED'} | ${fmt(r.rateRps)} (p99 ${r.rateP99Ms} ms) | ${fmt(r.healthzRps)} (p99 ${r.healthzP99Ms} ms) | ${pct(r.readRatio)} | ${r.readBarMet ? 'met' : 'MISSED'} |`,
     ),
   ];
-  return rows.join('\n');
+  return [...rows, ...(streamRows.length > 0 ? streamTable : [])].join('\n');
 }
 
 async function main(): Promise<void> {

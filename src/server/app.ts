@@ -36,7 +36,7 @@ import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 /** Bodies over 5 MB are refused with 413: the largest batch a client needs is far smaller. */
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
-export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs' | 'pageChannels' | 'streamPageChannels'> &
+export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'streamReplayMaxBytes' | 'streamOpensPerMinute' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs' | 'pageChannels' | 'streamPageChannels'> &
   Partial<Pick<ServiceConfig, 'dataDir'>> & ConnectionLimits & { token?: string; metricsToken?: string };
 
 export interface BuildAppOptions {
@@ -162,6 +162,9 @@ function registerApiRoutes(app: FastifyInstance, options: BuildAppOptions, conte
     maxStreamsPerIp: config.maxStreamsPerIp,
     maxBufferedBytes: config.streamMaxBufferedBytes,
     stallGraceMs: config.streamStallGraceMs,
+    replayMaxBytes: config.streamReplayMaxBytes,
+    opensPerMinute: config.streamOpensPerMinute,
+    now: () => clock.now(),
   });
   registerMetricsRoute(app, metrics.registry);
   const durable = config.dataDir ? join(config.dataDir, 'spill') : undefined;

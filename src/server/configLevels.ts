@@ -6,10 +6,14 @@ import { channelPattern, isDimensionName } from '../stats/validate.js';
 import { ownEntry } from '../ownEntry.js';
 
 const level = z.number().gt(0).lte(1);
+type Levels = { warn: number; major: number; critical: number };
 const ordered = (t: { warn: number; major: number; critical: number }) => t.critical < t.major && t.major < t.warn;
-const orderMessage = { message: 'must satisfy critical < major < warn' };
+const outOfOrder = 'must satisfy critical < major < warn';
+// zod rewrites a refine's params object in place, so each use gets its own.
+const orderMessage = () => ({ message: outOfOrder });
 
-const levelsSchema = z.strictObject({ warn: level, major: level, critical: level }).refine(ordered, orderMessage);
+/** A channel's block names the levels it changes; the others are the default levels. */
+const channelLevelsSchema = z.strictObject({ warn: level.optional(), major: level.optional(), critical: level.optional() });
 
 export const thresholdsSchema = z
   .strictObject({
@@ -18,11 +22,22 @@ export const thresholdsSchema = z
     critical: level,
     /** A channel's own levels, e.g. a wallet whose normal is 90 %; the dashboard and the alerts both use them. */
     channels: z
-      .record(z.string().regex(channelPattern, 'channel names are 1-64 of A-Z a-z 0-9 . _ : -'), levelsSchema)
+      .record(z.string().regex(channelPattern, 'channel names are 1-64 of A-Z a-z 0-9 . _ : -'), channelLevelsSchema)
       .refine((channels) => Object.keys(channels).length <= 10_000, { message: 'at most 10,000 channels' })
       .optional(),
   })
-  .refine(ordered, orderMessage);
+  .refine(ordered, orderMessage())
+  .transform(({ channels, ...levels }): Levels & { channels?: Record<string, Levels> } => {
+    if (!channels) return levels;
+    // From entries: a channel named like an Object.prototype member is an entry like any other.
+    const filled = Object.entries(channels).map(([name, own]): [string, Levels] => [name, { warn: own.warn ?? levels.warn, major: own.major ?? levels.major, critical: own.critical ?? levels.critical }]);
+    return { ...levels, channels: Object.fromEntries(filled) };
+  })
+  .superRefine((t, ctx) => {
+    for (const [name, levels] of Object.entries(t.channels ?? {})) {
+      if (!ordered(levels)) ctx.addIssue({ code: 'custom', path: ['channels', name], message: outOfOrder, input: levels });
+    }
+  });
 
 export type ServiceThresholds = z.infer<typeof thresholdsSchema>;
 

@@ -60,18 +60,19 @@ class GroupConsumer implements StreamConsumer {
   readonly consumerName: string;
   private readonly counts: StreamConsumerStats = { recorded: 0, deadLetters: { validation: 0, limit: 0 }, unsettled: 0, reclaimed: 0, trimmed: 0, errors: 0, streams: new Map() };
   private stopping = false;
-  private readonly loop: Promise<void>;
+  private readonly loops: Promise<void>[];
   private readonly groupReady = new Set<string>();
   private failingSince: number | null = null;
-  private nextShard = 0;
+  private readonly nextShard: number[];
   private nextClaimAt = 0;
   private nextTrimAt = 0;
-  private wake: (() => void) | undefined;
+  private readonly wakers = new Set<() => void>();
 
   constructor(private readonly options: StreamConsumerOptions) {
     this.consumerName = options.settings.consumer;
     this.keys = Array.from({ length: options.settings.shards }, (_, shard) => outcomeStreamKey(options.namespace, shard));
-    this.loop = this.run();
+    this.nextShard = Array.from({ length: options.settings.concurrentBatches }, () => 0);
+    this.loops = this.nextShard.map((_, worker) => this.run(worker));
   }
 
   stats(): StreamConsumerStats {
@@ -80,19 +81,23 @@ class GroupConsumer implements StreamConsumer {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
-    await this.loop;
+    for (const wake of this.wakers) wake();
+    await Promise.all(this.loops);
   }
 
   private get timeoutMs(): number {
     return this.options.commandTimeoutMs ?? 2_000;
   }
 
-  private async run(): Promise<void> {
+  /**
+   * Worker 0 keeps the group (creation, takeover, trim) and alone blocks on an empty stream: the workers share
+   * one connection, where a blocking read holds up every command queued behind it. The others poll.
+   */
+  private async run(worker: number): Promise<void> {
     let backoffMs = 100;
     while (!this.stopping) {
       try {
-        await this.step();
+        await this.step(worker);
         if (this.failingSince !== null) {
           this.options.logger?.info({ downMs: Date.now() - this.failingSince }, 'paypulse: stream consumer reading again');
           this.failingSince = null;
@@ -117,16 +122,19 @@ class GroupConsumer implements StreamConsumer {
 
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
+      const wake = () => {
         clearTimeout(timer);
+        this.wakers.delete(wake);
         resolve();
       };
+      const timer = setTimeout(wake, ms);
+      this.wakers.add(wake);
     });
   }
 
-  /** One turn: upkeep when due, then one read of one shard (blocking only when the previous turn found nothing). */
-  private async step(): Promise<void> {
+  /** One turn: upkeep when due, then one read of each shard, and a wait for new entries when all were empty. */
+  private async step(worker: number): Promise<void> {
+    if (worker > 0) return this.poll(worker);
     const now = Date.now();
     for (const key of this.keys) if (!this.groupReady.has(key)) await this.createGroup(key);
     if (now >= this.nextClaimAt) {
@@ -137,21 +145,32 @@ class GroupConsumer implements StreamConsumer {
       this.nextTrimAt = now + this.options.settings.trimIntervalMs;
       for (const key of this.keys) await this.trim(key);
     }
+    if ((await this.readEachShard(worker)) || this.stopping) return;
+    // Every shard empty: wait on one for new entries, the next one next time.
+    const key = this.keys[this.nextShard[worker]!]!;
+    const entries = await this.read(key, true);
+    if (entries.length > 0) await this.settle(key, entries);
+  }
+
+  private async poll(worker: number): Promise<void> {
+    if (this.groupReady.size < this.keys.length) return this.pause(100);
+    if (!(await this.readEachShard(worker)) && !this.stopping) await this.pause(Math.min(this.options.settings.blockMs, 100));
+  }
+
+  /** One non-blocking read of every shard, starting one further each turn; true when any had entries. */
+  private async readEachShard(worker: number): Promise<boolean> {
     let found = false;
+    const first = this.nextShard[worker]!;
     for (let i = 0; i < this.keys.length && !this.stopping; i++) {
-      const key = this.keys[(this.nextShard + i) % this.keys.length]!;
+      const key = this.keys[(first + i) % this.keys.length]!;
       const entries = await this.read(key, false);
       if (entries.length > 0) {
         found = true;
         await this.settle(key, entries);
       }
     }
-    this.nextShard = (this.nextShard + 1) % this.keys.length;
-    if (found || this.stopping) return;
-    // Every shard empty: wait on one for new entries, the next one next time.
-    const key = this.keys[this.nextShard]!;
-    const entries = await this.read(key, true);
-    if (entries.length > 0) await this.settle(key, entries);
+    this.nextShard[worker] = (first + 1) % this.keys.length;
+    return found;
   }
 
   /** Created at id 0, so entries a gateway wrote before the first instance started are consumed too. */

@@ -13,6 +13,8 @@ export const streamSettingsSchema = z.strictObject({
   consumer: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 . _ : -').optional(),
   /** Entries read, recorded and acknowledged together. */
   batchSize: z.number().int().min(1).max(10_000).default(500),
+  /** Batches recorded at once by this instance, as a gateway keeps several POSTs in flight. */
+  concurrentBatches: z.number().int().min(1).max(32).default(4),
   /** How long one read waits for new entries when a stream is empty. */
   blockMs: z.number().int().min(10).max(30_000).default(1_000),
   /** An entry pending this long with another consumer is taken over (XAUTOCLAIM): that consumer is presumed dead. */
