@@ -4,7 +4,8 @@
 //   (b) Redis killed and restarted empty;
 //   (c) Redis SIGSTOPped, the service SIGKILLed with outcomes in its journal, a new service started on the same
 //       data folder, then Redis continued;
-//   (d) a Sentinel failover (SENTINEL FAILOVER: the replica promoted, the old primary demoted).
+//   (d) a Sentinel failover (SENTINEL FAILOVER: the replica promoted, the old primary demoted);
+//   (e) one of three Redis Cluster masters SIGKILLed, restarted from its append-only file 10 s later.
 // Then the kit's rows (kit.ts; alone with `-- --kit`).
 // For each: outcomes acknowledged (answered 200), outcomes the store counts afterwards, 5xx answers, failed
 // requests (no answer), the longest request, and seconds from the fault's end until a batch is recorded
@@ -19,7 +20,9 @@ import { writeLatestResult } from '../support/results.js';
 import { startServiceChild, stopServiceChild } from '../support/serviceChild.js';
 import { defaultConfig, startService } from '../../src/server/index.js';
 import { createTestDatabase } from '../../test/history/databases.js';
-import { startRedis, type LocalRedis } from '../../test/support/redisServer.js';
+import { startCluster, startRedis, type LocalRedis } from '../../test/support/redisServer.js';
+import { clusterSlot } from '../../src/store/keys/clusterSlot.js';
+import { channelPrefix } from '../../src/store/keys/stats.js';
 import { startSentinelGroup, type SentinelGroup } from '../../test/support/sentinelGroup.js';
 import { runKitScenarios } from './kit.js';
 
@@ -248,15 +251,94 @@ async function runScenario(scenario: Scenario) {
   }
 }
 
+interface ClusterFaultWatch {
+  /** Channels whose every read during the fault was live (not stale) and whose count grew. */
+  unaffected: string[];
+  readyz: Record<string, number>;
+  /** The largest unreachable share of slots /readyz gave. */
+  slotShare: number;
+}
+
+/** Reads every channel's count and /readyz every 500 ms until `untilMs`. */
+async function watchClusterFault(url: string, untilMs: number): Promise<ClusterFaultWatch> {
+  const last = new Map<string, number>();
+  const affected = new Set<string>();
+  const readyz: Record<string, number> = {};
+  let slotShare = 0;
+  while (Date.now() < untilMs) {
+    for (const channel of channels) {
+      const rate = (await (await fetch(`${url}/v1/channels/${channel}/rate?window=1h`, { signal: AbortSignal.timeout(requestTimeoutMs) })).json().catch(() => ({}))) as { total?: number; stale?: boolean };
+      if (rate.total === undefined || rate.stale || rate.total < (last.get(channel) ?? 0)) affected.add(channel);
+      last.set(channel, rate.total ?? 0);
+    }
+    const ready = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(requestTimeoutMs) });
+    readyz[ready.status] = (readyz[ready.status] ?? 0) + 1;
+    slotShare = Math.max(slotShare, ((await ready.json()) as { unreachableSlotShare?: number }).unreachableSlotShare ?? 0);
+    await sleep(500);
+  }
+  return { unaffected: channels.filter((c) => !affected.has(c)), readyz, slotShare };
+}
+
+/**
+ * (e) Three masters (`cluster-require-full-coverage no`, no replicas, append-only files fsync'd before every reply),
+ * the master of the first channel's slot SIGKILLed, restarted from its file after 10 s: what it acknowledged
+ * survives, so every acknowledged outcome must be counted, once.
+ */
+async function runClusterMasterKilled() {
+  const cluster = await startCluster(3, { persistent: true, extraArgs: ['--cluster-require-full-coverage', 'no'] });
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'paypulse-bench-faults-'));
+  const service = await startServiceChild(script, { BENCH_REDIS_URL: cluster.urls.join(','), BENCH_DATABASE_URL: database.url, BENCH_DATA_DIR: dataDir });
+  const tally: Tally = { acknowledged: 0, acceptedBeforeWipe: 0, http5xx: 0, noAnswer: 0, longestMs: 0 };
+  const ingest = startIngest(() => service.url, tally, () => false);
+  const masterOf = (channel: string) => cluster.masterOfSlot(clusterSlot(channelPrefix('benchfaults', channel)));
+  try {
+    await sleep(beforeMs);
+    const victim = masterOf(channels[0]!);
+    const onVictim = channels.filter((c) => masterOf(c) === victim);
+    await cluster.killMaster(victim);
+    const watch = await watchClusterFault(service.url, Date.now() + faultMs);
+    await cluster.restartMaster(victim);
+    const faultEnded = Date.now();
+    const resumeSec = await secondsUntilRecording(() => service.url, faultEnded, faultEnded + afterMs);
+    await sleep(Math.max(0, faultEnded + afterMs - Date.now()));
+    await ingest.stop();
+    const counted = await countedAfter(service.url);
+    const readyz = Object.entries(watch.readyz).map(([status, n]) => `${n} × ${status}`).join(', ');
+    return {
+      scenario: '(e) cluster master killed',
+      acknowledged: tally.acknowledged,
+      lostWithRedisMemory: 0,
+      counted,
+      missing: tally.acknowledged - counted,
+      http5xx: tally.http5xx,
+      noAnswer: tally.noAnswer,
+      longestMs: Math.round(tally.longestMs),
+      resumeSec,
+      note: `(e): channels on the killed master ${onVictim.length} of ${channels.length}; channels unaffected (every read live and growing) ` +
+        `${watch.unaffected.length} of ${channels.length}; /readyz during the fault ${readyz}, unreachable slot share ${watch.slotShare.toFixed(3)}`,
+    };
+  } finally {
+    await ingest.stop();
+    await stopServiceChild(service.child);
+    await cluster.stop();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
-  const rows = [];
-  for (const scenario of scenarios) rows.push(await runScenario(scenario));
+  const rows: Array<Awaited<ReturnType<typeof runScenario>> & { note?: string }> = [];
+  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+  for (const scenario of scenarios) if (!only || scenario.name.startsWith(`(${only})`)) rows.push(await runScenario(scenario));
+  if (!only || only === 'e') rows.push(await runClusterMasterKilled());
   const load = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
   const table = formatTable(
     ['fault', 'acknowledged', 'accepted before Redis lost its memory', 'counted after', 'missing', '5xx', 'no answer (5 s)', 'longest ms', 'resumed after s'],
     rows.map((r) => [r.scenario, String(r.acknowledged), String(r.lostWithRedisMemory), String(r.counted), String(r.missing), String(r.http5xx), String(r.noAnswer), String(r.longestMs), String(r.resumeSec ?? '—')]),
   );
-  process.stdout.write(`${table}\n\nload: ${load}\n`);
+  const notes = rows.flatMap((r) => (r.note ? [r.note] : []));
+  process.stdout.write(`${table}\n\n${notes.map((n) => `${n}\n`).join('')}load: ${load}\n`);
   process.stdout.write(`wrote ${writeLatestResult('faults', { load, batchSize, batchEveryMs, faultMs, rows })}\n`);
   // Operator state has a table of its own: its columns are alerts, overrides and mutes, not outcomes.
   const { operatorStateRestart, operatorStateTable } = await import('./operatorState.js');

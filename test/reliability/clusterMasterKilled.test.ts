@@ -3,6 +3,9 @@
 // buffered and flagged stale, /readyz stays ready and says which share of slots is unreachable; once the master
 // is back (empty: no persistence) the buffered outcomes are written, each counted exactly once.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSlot } from '../../src/store/keys/clusterSlot.js';
 import { channelPrefix, channelsKey } from '../../src/store/keys/stats.js';
@@ -19,13 +22,14 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const namespace = `kill${randomBytes(3).toString('hex')}`;
-const clusterEngine: Engine = {
-  name: 'redis',
-  start: async () => undefined,
-  stop: async () => undefined,
-  pulseOptions: () => ({ redis: cluster.urls.join(','), namespace, recordTimeoutMs: 500 }),
-};
+function clusterEngine(namespace: string, dataDir?: string): Engine {
+  return {
+    name: 'redis',
+    start: async () => undefined,
+    stop: async () => undefined,
+    pulseOptions: () => ({ redis: cluster.urls.join(','), namespace, recordTimeoutMs: 2_000, ...(dataDir ? { dataDir } : {}) }),
+  };
+}
 
 interface ChannelEntry {
   channel: string;
@@ -33,8 +37,11 @@ interface ChannelEntry {
   rates: Record<string, { total: number; stale: boolean }>;
 }
 
-describe('one Redis Cluster master killed', () => {
+// Outcomes wait in memory, or in the durable spill journal when the pulse has a data folder (the service's default).
+describe.each([{ waitIn: 'the memory buffer', durable: false }, { waitIn: 'the spill journal', durable: true }])('one Redis Cluster master killed, outcomes waiting in $waitIn', ({ durable }) => {
   it('keeps the channels of the other masters recording and readable, and counts the dead one\'s outcomes once when it is back', async () => {
+    const namespace = `kill${randomBytes(3).toString('hex')}`;
+    const dataDir = durable ? mkdtempSync(join(tmpdir(), 'paypulse-cluster-kill-')) : undefined;
     // The victim serves the channel list too, the worst case: the list is one key.
     const victim = cluster.masterOfSlot(clusterSlot(channelsKey(namespace)));
     const channels = Array.from({ length: 24 }, (_, i) => `ch${i}`);
@@ -43,9 +50,10 @@ describe('one Redis Cluster master killed', () => {
     expect(onVictim.length).toBeGreaterThan(0);
     expect(healthy.length).toBeGreaterThan(0);
 
-    const t: TestApp = await makeApp(clusterEngine);
+    const t: TestApp = await makeApp(clusterEngine(namespace, dataDir));
     const { app, pulse, clock } = t;
     let sequence = 0;
+    let killed = false;
     const round = (): Outcome[] => channels.map((channel) => ({ channel, requestId: `r${sequence++}`, status: 'success', at: clock.now() - 1_000 }));
     const totals = async (names: string[]) => Promise.all(names.map(async (c) => (await pulse.rate(c, { window: '1h' })).total));
     try {
@@ -55,12 +63,14 @@ describe('one Redis Cluster master killed', () => {
       await totals(channels);
 
       await cluster.killMaster(victim);
+      killed = true;
       const rounds = 5;
       for (let r = 0; r < rounds; r++) {
         const reply = (await post(app, { outcomes: round() })).json() as { accepted: number; buffered: number };
         expect(reply).toMatchObject({ accepted: healthy.length, buffered: onVictim.length });
       }
       expect(pulse.health()).toMatchObject({ storeReachable: true, unreachableChannels: onVictim.length });
+      expect(durable ? pulse.health().spilledOutcomes : pulse.health().bufferedOutcomes).toBe(rounds * onVictim.length);
       expect(pulse.health().unreachableSlotShare).toBeGreaterThan(0.3);
       expect(pulse.health().unreachableSlotShare).toBeLessThan(0.35);
 
@@ -80,7 +90,7 @@ describe('one Redis Cluster master killed', () => {
       }
 
       const ready = await app.inject({ method: 'GET', url: '/readyz' });
-      expect(ready.statusCode).toBe(200);
+      expect({ status: ready.statusCode, body: ready.json() }).toMatchObject({ status: 200 });
       const readyBody = ready.json() as { unreachableSlotShare: number; checks: { store: { detail?: string } } };
       expect(readyBody.unreachableSlotShare).toBeGreaterThan(0.3);
       expect(readyBody.checks.store.detail).toMatch(/of slots unreachable/);
@@ -90,15 +100,19 @@ describe('one Redis Cluster master killed', () => {
 
       // Back, empty: what it held before the kill is gone; every outcome buffered during the outage counts once.
       await cluster.restartMaster(victim);
+      killed = false;
       await eventually(() => pulse.flushBuffer(), 30_000);
       await eventually(async () => (await post(app, { outcomes: [] })).statusCode === 200 && pulse.health().unreachableSlotShare === 0, 30_000).catch(() => undefined);
-      expect(pulse.health()).toMatchObject({ storeReachable: true, unreachableChannels: 0, bufferedOutcomes: 0, droppedOutcomes: 0, unreachableSlotShare: 0 });
+      expect(pulse.health()).toMatchObject({ storeReachable: true, unreachableChannels: 0, bufferedOutcomes: 0, spilledOutcomes: 0, droppedOutcomes: 0, unreachableSlotShare: 0 });
       expect(await totals(onVictim)).toEqual(onVictim.map(() => rounds));
       expect(await totals(healthy)).toEqual(healthy.map(() => 1 + rounds));
       await pulse.snapshots.refresh();
       expect(pulse.snapshots.status()).toMatchObject({ failing: false, staleChannels: 0 });
     } finally {
+      // The next case needs the whole cluster, whatever failed here.
+      if (killed) await cluster.restartMaster(victim);
       await t.close();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
 });

@@ -29,7 +29,7 @@ export interface LocalCluster {
   masterOfSlot(slot: number): number;
   /** SIGKILL master `index` (a crash). Without replicas nobody takes its slots over. */
   killMaster(index: number): Promise<void>;
-  /** Starts master `index` again on its port with its node file: it rejoins with its slots, empty. */
+  /** Starts master `index` again on its port with its node file: it rejoins with its slots, empty unless `persistent`. */
   restartMaster(index: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -37,6 +37,8 @@ export interface LocalCluster {
 export interface ClusterOptions {
   /** More redis-server arguments for every master, e.g. `['--cluster-require-full-coverage', 'no']`. */
   extraArgs?: string[];
+  /** Each master keeps an append-only file, fsync'd before every reply: a killed master restarts with its data. */
+  persistent?: boolean;
 }
 
 export async function freePort(): Promise<number> {
@@ -126,8 +128,9 @@ export async function startCluster(masters = 3, options: ClusterOptions = {}): P
   const dir = mkdtempSync(join(tmpdir(), 'paypulse-cluster-'));
   const ports: number[] = [];
   const children: ChildProcess[] = [];
+  const persistence = (port: number) => (options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always', '--appenddirname', `aof-${port}`] : []);
   const spawnMaster = (port: number) =>
-    spawnRedis(port, dir, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, ...(options.extraArgs ?? [])]);
+    spawnRedis(port, dir, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, ...persistence(port), ...(options.extraArgs ?? [])]);
   for (let i = 0; i < masters; i++) {
     const port = await freePort();
     ports.push(port);

@@ -61,7 +61,7 @@ const readySchema = {
     degradationLevel: { type: 'integer', enum: [0, 1, 2] },
     /** Where outcomes wait while the store is down: a durable journal, or memory (lost if the process dies). */
     buffering: { type: 'string' },
-    /** Share (0–1) of the store's slots this instance cannot reach; absent on the embedded store. */
+    /** Share (0–1) of the store's slots this instance cannot reach; present only while above 0. */
     unreachableSlotShare: { type: 'number' },
   },
 } as const;
@@ -158,7 +158,8 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, snapshots, h
         checks,
         degradationLevel: now.degradationLevel,
         buffering,
-        ...(now.unreachableSlotShare === undefined ? {} : { unreachableSlotShare: now.unreachableSlotShare }),
+        // Only while some slot is unreachable: the answer of a whole store stays as it was.
+        ...(now.unreachableSlotShare ? { unreachableSlotShare: now.unreachableSlotShare } : {}),
       });
     },
   );
