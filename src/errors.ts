@@ -18,6 +18,8 @@ export const errorCodes = {
   PP_ERR_HEADERS_TOO_LARGE: { status: 431, message: 'request headers too large' },
   PP_ERR_TOO_MANY_STREAMS: { status: 429, message: 'too many open streams from this address' },
   PP_ERR_INTERNAL: { status: 500, message: 'internal error' },
+  PP_ERR_STREAM_RECONNECTS: { status: 429, message: 'too many streams opened from this address within a minute' },
+  PP_ERR_WARMING_UP: { status: 503, message: 'warming up: the store has not been read since start' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

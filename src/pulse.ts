@@ -4,6 +4,8 @@
 import { join } from 'node:path';
 import { createAlerts, type Alerts } from './alerts/index.js';
 import { resolveAlertRules, windowsNeeded } from './alerts/rules.js';
+import { alertStateTtlMs } from './alerts/evaluator.js';
+import { OperatorState } from './operatorState/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { createKit, type Kit } from './kit/index.js';
 import { observeRecord, observeStoreCall, type PulseObserver } from './observer.js';
@@ -11,11 +13,13 @@ import { DegradationSwitch } from './stats/degradation.js';
 import { SuccessRateEngine } from './stats/engine.js';
 import { DurableSpill } from './stats/spill/durableSpill.js';
 import { SpillJournal } from './stats/spill/journal.js';
-import { DegradingKitStore } from './store/degradingKitStore.js';
+import { startDegradationProbe } from './stats/degradationProbe.js';
 import { createHealthSnapshots, type HealthSnapshots } from './stats/healthSnapshot.js';
 import { KnownSeries } from './stats/knownSeries.js';
 import { addRecords, noRecords, verdictOf } from './stats/recordResults.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
+import { kitWithAuthority } from './store/kitWithAuthority.js';
+import { openKitDatabase, type OpenedKitAuthority } from './store/postgres/kitDatabase.js';
 import { MemoryCoordinationStore } from './store/memory/coordination.js';
 import { MemoryKitStore } from './store/memory/kit/index.js';
 import { MemoryStatsStore } from './store/memory/statsStore.js';
@@ -57,6 +61,10 @@ export interface PulseParts {
   knownSeries?: KnownSeries;
   /** The Redis server's INFO, sampled periodically; absent on the embedded store. */
   storeServer?: ServerHealthSampler;
+  /** Present when `createPulse({ operatorState })` gave a durable store. */
+  operatorState?: OperatorState;
+  /** Share of the store's slots this process cannot reach (the connection's slot map); absent on the embedded store. */
+  unreachableSlotShare?: () => number;
 }
 
 /**
@@ -70,11 +78,17 @@ export class Pulse implements SuccessRates {
   readonly idempotency: Kit['idempotency'];
   readonly cache: Kit['cache'];
   readonly recency: Kit['recency'];
-  /** Graded alerts on the health snapshot (`createPulse({ alerts })`); `alerts.active()` lists the firing ones. */
+  /**
+   * Graded alerts on the health snapshot (`createPulse({ alerts })`), evaluating from creation until `close()`;
+   * `alerts.active()` lists the firing ones.
+   */
   readonly alerts: Alerts | undefined;
   /** Redis's memory, clients, slow log, replication lag and hit rate (docs/storage.md); absent on the embedded store. */
   readonly storeServer: ServerHealthSampler | undefined;
+  /** Overrides, mutes and firing alerts kept durably and restored when Redis forgets them (`createPulse({ operatorState })`). */
+  readonly operatorState: OperatorState | undefined;
   private readonly knownSeries: KnownSeries | undefined;
+  private readonly unreachableSlotShare: (() => number) | undefined;
   readonly snapshotIntervalMs = snapshotIntervalMs;
 
   constructor(
@@ -93,6 +107,8 @@ export class Pulse implements SuccessRates {
   ) {
     this.alerts = parts.alerts;
     this.storeServer = parts.storeServer;
+    this.operatorState = parts.operatorState;
+    this.unreachableSlotShare = parts.unreachableSlotShare;
     this.knownSeries = parts.knownSeries;
     this.windows = engine.windows;
     this.lock = kit.lock;
@@ -180,7 +196,8 @@ export class Pulse implements SuccessRates {
 
   health(): PulseHealth {
     const health = this.engine.health();
-    return this.describeStore ? { ...health, storeConnection: this.describeStore() } : health;
+    const withShare = this.unreachableSlotShare ? { ...health, unreachableSlotShare: this.unreachableSlotShare() } : health;
+    return this.describeStore ? { ...withShare, storeConnection: this.describeStore() } : withShare;
   }
 
   /** Writes outcomes buffered during a store outage now; false while the store still fails. */
@@ -191,6 +208,7 @@ export class Pulse implements SuccessRates {
   async close(): Promise<void> {
     await this.alerts?.stop();
     await this.routing.stop();
+    await this.operatorState?.stop();
     await this.snapshots.stop();
     await this.engine.close();
     await this.kit.close();
@@ -204,15 +222,40 @@ interface Stores {
   coordination: CoordinationStore;
   /** "waiting for Redis at … since …" and the like; absent for the embedded store. */
   describe?: () => string;
+  unreachableSlotShare?: () => number;
   storeServer?: ServerHealthSampler;
   close(): Promise<void>;
 }
 
-async function openStores(options: PulseOptions, settings: ResolvedSettings, degradation: DegradationSwitch): Promise<Stores> {
+async function openStores(options: PulseOptions, settings: ResolvedSettings): Promise<Stores> {
+  const kitDatabase = await openKitDatabase(options.kitDatabase);
+  try {
+    return await openEngineStores(options, settings, kitDatabase);
+  } catch (err) {
+    await kitDatabase?.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** With a kit database, its authority answers every mark and lock; the engine's store keeps the rest. */
+function kitOf(engineKit: KitStore, kitDatabase: OpenedKitAuthority | undefined): KitStore {
+  return kitDatabase ? kitWithAuthority(engineKit, kitDatabase.authority) : engineKit;
+}
+
+async function openEngineStores(options: PulseOptions, settings: ResolvedSettings, kitDatabase: OpenedKitAuthority | undefined): Promise<Stores> {
+  const closeKitDatabase = async () => kitDatabase?.close();
   if (!options.redis) {
-    const kit = new MemoryKitStore({ clock: options.clock ?? systemClock });
+    const kit = kitOf(new MemoryKitStore({ clock: options.clock ?? systemClock }), kitDatabase);
     const coordination = new MemoryCoordinationStore(options.clock ?? systemClock);
-    return { stats: new MemoryStatsStore(settings), kit, coordination, close: () => kit.close() };
+    return {
+      stats: new MemoryStatsStore(settings),
+      kit,
+      coordination,
+      close: async () => {
+        await kit.close();
+        await closeKitDatabase();
+      },
+    };
   }
   // Returns at once whatever Redis's state (docs/architecture.md, fail open), unless connectTimeoutMs asks to wait.
   const redis = await RedisConnection.connect({
@@ -222,8 +265,7 @@ async function openStores(options: PulseOptions, settings: ResolvedSettings, deg
     logger: options.logger,
     connectTimeoutMs: options.connectTimeoutMs,
   });
-  const redisKit = new RedisKitStore(redis);
-  const kit = new DegradingKitStore(redisKit, options.kitFallback, degradation);
+  const kit = kitOf(new RedisKitStore(redis), kitDatabase);
   const storeServer = startServerHealthSampler(new RedisServerHealthReader(redis));
   return {
     storeServer,
@@ -231,10 +273,12 @@ async function openStores(options: PulseOptions, settings: ResolvedSettings, deg
     kit,
     coordination: new RedisCoordinationStore(redis),
     describe: () => redis.describe(),
+    unreachableSlotShare: () => redis.unreachableSlotShare(),
     close: async () => {
       storeServer.stop();
       await kit.close();
       await redis.close();
+      await closeKitDatabase();
     },
   };
 }
@@ -260,10 +304,12 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
   const alertRules = options.alerts ? resolveAlertRules(options.alerts, options.thresholds, settings.minSamples) : undefined;
   const degradation = degradationSwitch(options, clock);
   const spill = await openSpill(options);
-  const stores = await openStores(options, settings, degradation).catch(async (err: unknown) => {
+  const stores = await openStores(options, settings).catch(async (err: unknown) => {
     await spill?.close();
     throw err;
   });
+  // The switch's own evidence while degraded, whatever calls the process makes (degradationProbe.ts).
+  const probe = startDegradationProbe(degradation, () => stores.stats.listChannels(clock.now(), clock.now()));
   const engine = new SuccessRateEngine(stores.stats, settings, clock, options.logger, observer.onBatch?.bind(observer), { spill, degradation });
   const kit = createKit({ store: stores.kit, clock, namespace: settings.namespace });
   const plan = planRouting(options.routing ?? {}, settings);
@@ -280,8 +326,14 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     ...(knownSeries ? { series: knownSeries } : {}),
   });
   snapshots.onSnapshot((snapshot) => engine.learnChannels(snapshot.channels.keys()));
-  const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger });
-  const alerts = alertRules
+  const operatorState = options.operatorState
+    ? new OperatorState(options.operatorState, { namespace: settings.namespace, clock, coordination: stores.coordination, readEpoch: () => engine.storeEpoch(), logger: options.logger })
+    : undefined;
+  const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger, keepOverride: operatorState?.keepOverride });
+  const keeper = operatorState && alertRules
+    ? operatorState.alertKeeper({ stateTtlMs: alertStateTtlMs(alertRules), evaluateEveryMs: alertRules.evaluateEveryMs, resolveOrphan: (last, nowMs) => alerts?.resolveOrphan(last, nowMs) })
+    : undefined;
+  const alerts: Alerts | undefined = alertRules
     ? createAlerts({
         rules: alertRules,
         namespace: settings.namespace,
@@ -292,7 +344,19 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
         minutes: { live: (channel, range) => engine.minutes(channel, range), liveRetentionMs: settings.retentionMs, minSamples: settings.minSamples },
         logger: options.logger,
         ...(observer.onAlertNotification ? { onResult: observer.onAlertNotification.bind(observer) } : {}),
+        ...(keeper ? { keeper } : {}),
       })
     : undefined;
-  return new Pulse(engine, kit, snapshots, settings, observer, () => stores.close(), routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer });
+  operatorState?.start();
+  const closeStores = () => {
+    probe.stop();
+    return stores.close();
+  };
+  const pulse = new Pulse(engine, kit, snapshots, settings, observer, closeStores, routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer, operatorState, unreachableSlotShare: stores.unreachableSlotShare });
+  // Configured alerts that wait for a start() call nobody knows to make would stay silent through an outage.
+  if (alerts) {
+    alerts.start();
+    snapshots.start();
+  }
+  return pulse;
 }

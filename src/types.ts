@@ -3,7 +3,8 @@ import type { AlertRulesInput, Thresholds } from './alerts/rules.js';
 import type { Clock } from './clock.js';
 import type { RoutingOptions } from './routing/types.js';
 import type { DegradationThresholds } from './stats/degradation.js';
-import type { KitFallback } from './store/postgres/kitFallback.js';
+import type { SqlClient } from './history/sqlClient.js';
+import type { OperatorStateSettings } from './operatorState/index.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';
 
@@ -124,10 +125,18 @@ export interface PulseOptions {
   /** Thresholds of the degradation switch (docs/architecture.md); each one optional. */
   degradation?: Partial<DegradationThresholds>;
   /**
-   * Where the kit takes callback marks and locks from degradation level 1 (a PostgreSQL store,
-   * createPostgresKitFallback). Without it the kit fails closed with PP_ERR_STORE_UNAVAILABLE while Redis is down.
+   * A PostgreSQL database (a `postgres://` URL, or a client you own and close) that becomes the one authority
+   * for the kit's callback marks and locks, at every degradation level: Redis is never asked about them, so a
+   * Redis stall or an empty restart cannot make a handler run twice or a lock have two holders. The cache and
+   * recency sets stay on Redis. Its tables are created by the history migrations, run at start. Without it
+   * marks and locks live in Redis and the kit fails closed (PP_ERR_STORE_UNAVAILABLE) while Redis is down.
    */
-  kitFallback?: KitFallback;
+  kitDatabase?: string | SqlClient;
+  /**
+   * Where breaker overrides, mutes and firing alerts are kept so a Redis restarted empty cannot erase them
+   * (`{ store: await openPostgresOperatorState(url) }`, docs/configuration.md). Without it they live in Redis only.
+   */
+  operatorState?: OperatorStateSettings;
   /** Last known rates kept to answer reads while the store is down (least recently used evicted). Default 10,000. */
   lastKnownLimit?: number;
   /** Distinct channels within the dedup horizon; outcomes for new ones past it are refused (PP_ERR_LIMIT). Default 10,000. */
@@ -203,6 +212,13 @@ export interface PulseHealth {
   degradationLevel: 0 | 1 | 2;
   /** The connection as the service reports it: "waiting for Redis at … since …" until it is ready. */
   storeConnection?: string;
+  /**
+   * Share (0–1) of the Redis Cluster's 16,384 slots whose master this process cannot reach; on one server 0 or 1.
+   * Absent on the embedded store.
+   */
+  unreachableSlotShare?: number;
+  /** Channels whose outcomes wait for their part of the store while the rest answers (a cluster master down). */
+  unreachableChannels?: number;
   /** Outcomes rejected as too old or too far in the future. */
   staleOutcomes: number;
   storeErrors: number;

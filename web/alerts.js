@@ -1,14 +1,8 @@
 // The alerts panel, the alert banner and the chart's alert markers. Active alerts come from GET /v1/alerts
 // at start and again after each `alert` event of the stream (one small read per transition, so the list is
-// always the server's, evidence included).
+// always the server's, evidence included). Until the first read succeeds the panel says it does not know:
+// "No alert is firing" is a verdict, never a default.
 import { clockTime, interval, percent, severityLabel } from './format.js';
-
-export function fetchAlerts() {
-  return fetch('v1/alerts', { headers: { accept: 'application/json' } }).then((r) => {
-    if (!r.ok) throw new Error(`v1/alerts: ${r.status}`);
-    return r.json();
-  });
-}
 
 const TRANSITION_TEXT = { firing: 'fired', escalated: 'escalated', 'de-escalated': 'de-escalated', resolved: 'resolved', reminder: 'still firing' };
 const RANK = { warn: 1, major: 2, critical: 3 };
@@ -48,9 +42,12 @@ export class AlertsPanel {
       badge.textContent = severityLabel[alert.level];
       const level = document.createElement('td');
       level.append(badge);
-      const rate = alert.rate ? `${percent(alert.rate.rate)} (${interval(alert.rate.low, alert.rate.high)}) · n = ${alert.rate.total} · ${alert.rate.window}` : '';
+      // The interval the level was decided on (z 4 for success-rate alerts), as the notifications print it.
+      const z = alert.rate?.z && Math.abs(alert.rate.z - 1.96) >= 0.01 ? `, z ${alert.rate.z}` : '';
+      const rate = alert.rate ? `${percent(alert.rate.rate)} (${interval(alert.rate.low, alert.rate.high)}${z}) · n = ${alert.rate.total} · ${alert.rate.window}` : '';
+      // Ranked by the fall from each series' own baseline, not by the lowest rate.
       const focus = alert.evidence?.concentration?.[0];
-      const hint = focus ? `worst: ${Object.entries(focus.dims).map(([k, v]) => `${k}=${v}`).join(' ')} at ${percent(focus.rate)}` : '';
+      const hint = focus ? `fell most: ${Object.entries(focus.dims).map(([k, v]) => `${k}=${v}`).join(' ')} to ${percent(focus.rate)}` : '';
       const codes = (alert.evidence?.topCodes ?? []).map((c) => `${c.code} ×${c.count}`).join(', ');
       tr.append(
         level,
@@ -63,8 +60,15 @@ export class AlertsPanel {
       return tr;
     });
     this.elements.body.replaceChildren(...rows);
+    this.elements.empty.textContent = 'No alert is firing.';
     this.elements.empty.hidden = rows.length > 0;
     this.renderBanner();
+  }
+
+  /** The alerts could not be read: keep the rows last read, and say that the list may be out of date. */
+  unavailable(error) {
+    this.elements.empty.textContent = `Alerts unavailable (${error.message}).`;
+    this.elements.empty.hidden = false;
   }
 
   renderBanner() {

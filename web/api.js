@@ -50,6 +50,11 @@ export function fetchChannels({ search, limit } = {}) {
   return getJson(`v1/channels?${query}`);
 }
 
+/** { alerts: [{ channel, dims?, rule, level, since, rate?, evidence?, muted }], paused } */
+export function fetchAlerts() {
+  return getJson('v1/alerts');
+}
+
 /** { breakers: [{ channel, scope, state, mode, since }] }; 404 when routing is not enabled. */
 export function fetchBreakers() {
   return getJson('v1/routing/breakers');

@@ -1,8 +1,8 @@
 // The dashboard's wiring: first page from GET /v1/channels (worst first), the last hour of every channel shown
 // from history in one request, then the stream; the search box asks the server for the channels the stream's
 // worst page leaves out.
-import { AlertsPanel, fetchAlerts, markerText } from './alerts.js';
-import { fetchBreakers, fetchChannels, openStream } from './api.js';
+import { AlertsPanel, markerText } from './alerts.js';
+import { fetchAlerts, fetchBreakers, fetchChannels, openStream } from './api.js';
 import { ChannelView } from './channelView.js';
 import { RateChart } from './chart.js';
 import { StoreBanner } from './storeBanner.js';
@@ -97,7 +97,7 @@ async function main() {
   const refreshAlerts = () => fetchAlerts().then((r) => {
     alertsPanel.update(r.alerts);
     return r.alerts;
-  }).catch((error) => console.warn('PayPulse: alerts unavailable', error));
+  }).catch((error) => alertsPanel.unavailable(error));
   // Alerts already firing when the page opens get their marker at the time they fired.
   refreshAlerts().then((alerts) => {
     for (const a of alerts ?? []) chart.mark(a.since, a.level, markerText({ ...a, transition: 'firing' }));

@@ -2,7 +2,7 @@
 // history (each minute's rate drawn at the minute's end, where a 1-minute sliding window would have shown
 // it); the present from the stream's shortest window, one point per event.
 import uPlot from './uPlot.esm.js';
-import { percent } from './format.js';
+import { colourSlot, percent } from './format.js';
 
 const SPAN_SEC = 3600;
 const MIN_SPAN_SEC = 600;
@@ -14,9 +14,9 @@ export class RateChart {
     this.container = container;
     this.thresholds = config.thresholds;
     this.channels = [];
-    // channel → palette slot, in order of first appearance: a channel keeps its colour while the page lives.
+    // channel → palette slot, from its name (format.js colourSlot): the same colour on every load, kept while
+    // the page lives.
     this.colours = new Map();
-    this.nextColour = 0;
     // channel → the x of its newest point, to forget a channel once the hour no longer holds it.
     this.newestX = new Map();
     // Two stores keyed by x (epoch seconds, uPlot's time unit) → Map(channel → rate|null): minute points
@@ -99,7 +99,7 @@ export class RateChart {
 
   ensureChannel(channel) {
     if (this.colours.has(channel)) return;
-    this.colours.set(channel, this.nextColour++);
+    this.colours.set(channel, colourSlot(channel, new Set(this.colours.values()), this.palette().length));
     this.channels = [...this.colours.keys()].sort();
     // uPlot's series are fixed at creation: a new channel means a new plot.
     this.plot?.destroy();
@@ -171,11 +171,15 @@ export class RateChart {
     return { width: Math.max(320, this.container.clientWidth), height: HEIGHT_PX };
   }
 
+  /** Series colours come from the stylesheet, which has a set for dark and one for light backgrounds. */
+  palette() {
+    return getComputedStyle(document.documentElement).getPropertyValue('--series').split(',').map((c) => c.trim());
+  }
+
   options() {
     const css = getComputedStyle(document.documentElement);
     const colour = (name) => css.getPropertyValue(name).trim();
-    // Series colours come from the stylesheet, which has a set for dark and one for light backgrounds.
-    const palette = colour('--series').split(',').map((c) => c.trim());
+    const palette = this.palette();
     const axis = {
       stroke: colour('--muted'),
       grid: { stroke: colour('--grid'), width: 1 },

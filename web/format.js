@@ -76,3 +76,18 @@ export function windowSeconds(name) {
   const unit = { s: 1, m: 60, h: 3600, d: 86400 }[match[2]];
   return Number(match[1]) * unit;
 }
+
+/**
+ * A channel's slot in a palette of `size` colours, the same on every load: a hash of its name, moved to the
+ * next free slot when a channel already on the chart holds it (so the colours on one chart stay distinct).
+ */
+export function colourSlot(channel, taken, size) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < channel.length; i++) hash = Math.imul(hash ^ channel.charCodeAt(i), 0x01000193) >>> 0;
+  const home = hash % size;
+  for (let step = 0; step < size; step++) {
+    const slot = (home + step) % size;
+    if (!taken.has(slot)) return slot;
+  }
+  return home;
+}

@@ -5,6 +5,7 @@
 //   (c) Redis SIGSTOPped, the service SIGKILLed with outcomes in its journal, a new service started on the same
 //       data folder, then Redis continued;
 //   (d) a Sentinel failover (SENTINEL FAILOVER: the replica promoted, the old primary demoted).
+// Then the kit's rows (kit.ts; alone with `-- --kit`).
 // For each: outcomes acknowledged (answered 200), outcomes the store counts afterwards, 5xx answers, failed
 // requests (no answer), the longest request, and seconds from the fault's end until a batch is recorded
 // (not buffered) again. Never part of `npm test`.
@@ -20,6 +21,7 @@ import { defaultConfig, startService } from '../../src/server/index.js';
 import { createTestDatabase } from '../../test/history/databases.js';
 import { startRedis, type LocalRedis } from '../../test/support/redisServer.js';
 import { startSentinelGroup, type SentinelGroup } from '../../test/support/sentinelGroup.js';
+import { runKitScenarios } from './kit.js';
 
 const script = new URL(import.meta.url).pathname;
 const batchSize = 100;
@@ -259,4 +261,8 @@ async function main(): Promise<void> {
 }
 
 if (process.argv.includes('--serve')) await serveChild();
-else await main();
+else if (process.argv.includes('--kit')) process.stdout.write(`${await runKitScenarios()}\n`);
+else {
+  await main();
+  process.stdout.write(`\n${await runKitScenarios()}\n`);
+}

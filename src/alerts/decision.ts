@@ -7,7 +7,7 @@
 //   - slow: on the long window (5 m) it must hold `consecutive` evaluations in a row, which catches smaller
 //     drops on channels too quiet for the short window to hold `minSamples`.
 // docs/alerts.md has the detection table this was tuned on.
-import { wilsonAt } from '../stats/wilson.js';
+import { wilsonAt, z95 } from '../stats/wilson.js';
 import type { Rate } from '../types.js';
 import { levels, type AlertRules, type BurnRatePair, type ChannelRule, type Level } from './rules.js';
 
@@ -27,8 +27,8 @@ export interface Observation {
   fast: Rank;
   /** Believed after `consecutive` evaluations in a row. */
   slow: Rank;
-  /** The numbers the observation rests on (for the notification). */
-  basis?: Rate;
+  /** The numbers the observation rests on (for the notification), with the z of the interval they carry. */
+  basis?: Rate & { z: number };
 }
 
 export const quiet: Observation = { fast: 0, slow: 0 };
@@ -44,12 +44,17 @@ function confidentRank(rate: Rate | undefined, rule: ChannelRule, z: number): Ra
   return rank;
 }
 
+/** The rate with the interval the level was decided on, so a notification never prints another one. */
+function decidedOn(rate: Rate | undefined, z: number): (Rate & { z: number }) | undefined {
+  return rate ? { ...rate, ...wilsonAt(rate.success, rate.total, z), z } : undefined;
+}
+
 export function observeRate(rates: Record<string, Rate>, rule: ChannelRule, rules: AlertRules): Observation {
   const short = rules.shortWindow ? rates[rules.shortWindow] : undefined;
   const long = rates[rules.window];
   const fast = confidentRank(short, rule, rules.confidenceZ);
   const slow = confidentRank(long, rule, rules.confidenceZ);
-  const basis = fast >= slow && fast > 0 ? short : long;
+  const basis = decidedOn(fast >= slow && fast > 0 ? short : long, rules.confidenceZ);
   return { fast, slow, ...(basis ? { basis } : {}) };
 }
 
@@ -71,7 +76,8 @@ export function observeSilent(rates: Record<string, Rate>, rule: ChannelRule, ru
     const usualPerSec = (baseline.total - recent.total) / (baselineSec - recentSec);
     const expected = usualPerSec * recentSec;
     if (expected < rule.minSamples) continue;
-    return recent.total < rules.silent.share * expected ? { fast: 3, slow: 0, basis: recent } : { fast: 0, slow: 0, basis: recent };
+    const basis = { ...recent, z: z95 };
+    return recent.total < rules.silent.share * expected ? { fast: 3, slow: 0, basis } : { fast: 0, slow: 0, basis };
   }
   return quiet;
 }
@@ -86,5 +92,6 @@ export function observeBurn(rates: Record<string, Rate>, rule: ChannelRule, pair
   if (!long || !short || long.total < rule.minSamples || short.total < rule.minSamples) return quiet;
   const budget = 1 - target;
   const burning = (r: Rate) => r.failure / r.total / budget > pair.factor;
-  return burning(long) && burning(short) ? { fast: rankOf(pair.level), slow: 0, basis: short } : { fast: 0, slow: 0, basis: short };
+  const basis = { ...short, z: z95 };
+  return burning(long) && burning(short) ? { fast: rankOf(pair.level), slow: 0, basis } : { fast: 0, slow: 0, basis };
 }

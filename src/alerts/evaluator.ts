@@ -13,6 +13,16 @@ import { longWindowsNeeded, type AlertRules } from './rules.js';
 import type { LongWindows } from './longWindows.js';
 import { muteKeyOf, targetsOf, type Target } from './targets.js';
 import { stepTarget, type StepContext } from './transitions.js';
+import type { AlertState } from './state.js';
+
+/** A durable copy of the alert state (src/operatorState/): what survives the coordination store forgetting it. */
+export interface AlertStateKeeper {
+  /** Called after the states are read: false when the store had forgotten them and they were put back just now. */
+  confirmStore(): Promise<boolean>;
+  /** A transition this instance won, with the state it stored; must return at once. */
+  keepStep(target: Target, state: AlertState, notification: AlertNotification): void;
+  keepMute(channel: string, untilMs: number): Promise<void>;
+}
 
 export interface AlertSink {
   /** Takes a notification without waiting for any receiver: it must return at once. */
@@ -34,11 +44,13 @@ export interface AlertEvaluatorOptions {
   logger?: PulseLogger;
   /** Adds the burn-rate windows the engine does not answer (6 h …) to each snapshot. */
   longWindows?: LongWindows;
+  keeper?: AlertStateKeeper;
 }
 
 export interface EvaluationReport {
   evaluated: boolean;
-  reason?: 'paused' | 'same-slot' | 'store-error' | 'no-snapshot';
+  /** `store-restored`: the store had lost the alert states; they were put back and the next evaluation uses them. */
+  reason?: 'paused' | 'same-slot' | 'store-error' | 'no-snapshot' | 'store-restored';
   transitions: AlertNotification[];
 }
 
@@ -62,6 +74,11 @@ export interface AlertEvaluator {
 
 const stateTtlFloorMs = 3_600_000;
 
+/** How long an alert's state outlives its last write: past two reminders, and at least an hour. */
+export function alertStateTtlMs(rules: Pick<AlertRules, 'repeatEveryMs'>): number {
+  return Math.max(2 * rules.repeatEveryMs, stateTtlFloorMs);
+}
+
 // A mute is a plain overwrite; the loop only retries the version race with another writer.
 async function writeMute(coordination: CoordinationStore, key: string, untilMs: number, ttlMs: number): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -70,6 +87,12 @@ async function writeMute(coordination: CoordinationStore, key: string, untilMs: 
     if (reply.written) return;
   }
   throw new Error(`mute of ${key}: the mute kept changing under this write`);
+}
+
+async function muteChannel(options: AlertEvaluatorOptions, channel: string, untilMs: number): Promise<void> {
+  const ttlMs = Math.max(1_000, untilMs - options.clock.now() + 60_000);
+  await writeMute(options.coordination, muteKeyOf(options.namespace, channel), untilMs, ttlMs);
+  await options.keeper?.keepMute(channel, untilMs);
 }
 
 function muteUntil(state: SharedState | null | undefined): number | null {
@@ -93,9 +116,16 @@ async function readTargets(options: AlertEvaluatorOptions, given: HealthSnapshot
   return { targets, stored, mutes };
 }
 
+/** Hands the transitions this instance won to the durable copy. */
+function keepSteps(keeper: AlertStateKeeper, targets: Target[], steps: Array<Awaited<ReturnType<typeof stepTarget>>>): void {
+  steps.forEach((s, i) => {
+    if (s.notification && s.stored) keeper.keepStep(targets[i]!, s.stored, s.notification);
+  });
+}
+
 export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvaluator {
   const { rules, namespace, snapshots, coordination, clock, sink, logger } = options;
-  const stateTtlMs = Math.max(2 * rules.repeatEveryMs, stateTtlFloorMs);
+  const stateTtlMs = alertStateTtlMs(rules);
   const longLabels = longWindowsNeeded(rules);
   let active: ActiveAlert[] = [];
   let lastSlot = -1;
@@ -117,7 +147,9 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
       return { evaluated: false, reason: 'store-error', transitions: [] };
     }
     const { targets, stored, mutes } = read;
+    if (options.keeper && !(await options.keeper.confirmStore())) return { evaluated: false, reason: 'store-restored', transitions: [] };
     const steps = await Promise.all(targets.map((t, i) => stepTarget(stepContext, t, stored[i] ?? null, mutes.get(t.channel) ?? null, nowMs, slot)));
+    if (options.keeper) keepSteps(options.keeper, targets, steps);
     const transitions = steps.flatMap((s) => (s.notification ? [s.notification] : []));
     const nextActive = steps.flatMap((s) => (s.shown ? [s.shown] : []));
     active = nextActive.sort((a, b) => a.channel.localeCompare(b.channel) || a.id.localeCompare(b.id));
@@ -160,7 +192,7 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
     active: () => active,
     status: () => ({ ...status }),
     muteOf,
-    mute: (channel, untilMs) => writeMute(coordination, muteKeyOf(namespace, channel), untilMs, Math.max(1_000, untilMs - clock.now() + 60_000)),
+    mute: (channel, untilMs) => muteChannel(options, channel, untilMs),
     start() {
       unsubscribe ??= snapshots.onSnapshot((snapshot) => void evaluate(snapshot).catch((err) => logger?.error({ err: (err as Error).message }, 'paypulse: alert evaluation failed')));
     },

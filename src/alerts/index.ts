@@ -4,7 +4,8 @@ import type { Clock } from '../clock.js';
 import type { HealthSnapshots } from '../stats/healthSnapshot.js';
 import type { CoordinationStore } from '../store/ports/coordination.js';
 import type { PulseLogger } from '../types.js';
-import { createAlertEvaluator, type EvaluationReport, type EvaluatorStatus } from './evaluator.js';
+import { createAlertEvaluator, type AlertStateKeeper, type EvaluationReport, type EvaluatorStatus } from './evaluator.js';
+import { orphanResolved } from './orphans.js';
 import type { FailuresReader } from './evidence.js';
 import type { AlertHistory } from './history.js';
 import type { ActiveAlert, AlertNotification } from './notification.js';
@@ -26,6 +27,8 @@ export interface AlertsOptions {
   backoffMs?: number;
   /** Per-minute counts for burn-rate windows past 2 h: the live store's, and older ones from history. */
   minutes?: { live: MinuteReader; history?: MinuteReader; liveRetentionMs: number; minSamples: number };
+  /** A durable copy of alert states and mutes (src/operatorState/), when one is configured. */
+  keeper?: AlertStateKeeper;
 }
 
 export interface Alerts {
@@ -41,6 +44,8 @@ export interface Alerts {
   /** Each transition this instance won; returns the unsubscribe function. */
   onTransition(listener: (n: AlertNotification) => void): () => void;
   readonly notifier: Notifier;
+  /** Announces the `resolved` of an alert whose state was lost (history, listeners, receivers unless muted). */
+  resolveOrphan(last: AlertNotification, nowMs: number): void;
   /** The history store, once it is open: transitions are written there and long windows read old minutes. */
   attachHistory(history: { alerts: AlertHistory; minutes: MinuteReader }): void;
   /** Subscribes to the snapshot; throws when a rule needs what is missing (a history store for 6 h windows). */
@@ -72,6 +77,10 @@ export function createAlerts(given: AlertsOptions): Alerts {
   const longWindows: LongWindows = { extend: (snapshot, labels) => ensureLongWindows()!.extend(snapshot, labels) };
   const listeners = new Set<(n: AlertNotification) => void>();
   const notifier = createNotifier(options.rules, { logger: options.logger, onResult: options.onResult, backoffMs: options.backoffMs });
+  const recordTransition = (n: AlertNotification) => {
+    options.history?.record(n).catch((err) => options.logger?.warn({ err: (err as Error).message, alert: n.id }, 'paypulse: alert history write failed'));
+    for (const listener of listeners) listener(n);
+  };
   const evaluator = createAlertEvaluator({
     rules: options.rules,
     namespace: options.namespace,
@@ -82,10 +91,8 @@ export function createAlerts(given: AlertsOptions): Alerts {
     failures: options.failures,
     logger: options.logger,
     ...(longWindowsNeeded(options.rules).length > 0 ? { longWindows } : {}),
-    onTransition(n) {
-      options.history?.record(n).catch((err) => options.logger?.warn({ err: (err as Error).message, alert: n.id }, 'paypulse: alert history write failed'));
-      for (const listener of listeners) listener(n);
-    },
+    ...(options.keeper ? { keeper: options.keeper } : {}),
+    onTransition: recordTransition,
   });
   return {
     rules: options.rules,
@@ -99,6 +106,11 @@ export function createAlerts(given: AlertsOptions): Alerts {
       return () => listeners.delete(listener);
     },
     notifier,
+    resolveOrphan(last, nowMs) {
+      const n = orphanResolved(last, nowMs);
+      recordTransition(n);
+      if (!n.muted) notifier.dispatch(n);
+    },
     attachHistory(history) {
       options.history = history.alerts;
       if (options.minutes) options.minutes.history = history.minutes;

@@ -73,18 +73,34 @@ export interface ActiveAlert extends AlertIdentity {
   dashboardUrl: string;
 }
 
-function percent(value: number | null | undefined): string {
+export function percent(value: number | null | undefined): string {
   return value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(1)} %`;
+}
+
+/** `39.0 %–48.0 % (z 4)`: the interval with the confidence it was computed at, 95 % unless said. */
+export function intervalText(rate: RateBasis): string {
+  const z = rate.z === undefined || Math.abs(rate.z - 1.96) < 0.01 ? '' : ` (z ${rate.z})`;
+  return `${percent(rate.low)}–${percent(rate.high)}${z}`;
+}
+
+function dimsText(dims: Record<string, string>): string {
+  return Object.entries(dims).map(([k, v]) => `${k}=${v}`).join(' ');
 }
 
 /** One line for logs and chat: what, where, how bad, and the first thing to look at. */
 export function summaryOf(n: Pick<AlertNotification, 'transition' | 'level' | 'channel' | 'dims' | 'rule' | 'rate' | 'window' | 'evidence'>): string {
-  const where = n.dims ? `${n.channel} ${Object.entries(n.dims).map(([k, v]) => `${k}=${v}`).join(' ')}` : n.channel;
+  const where = n.dims ? `${n.channel} ${dimsText(n.dims)}` : n.channel;
   const what = n.rule === 'silent' ? 'completes almost no payments' : n.rule === 'burn' ? 'burns its error budget' : 'success rate low';
-  const rate = n.rate ? ` — ${percent(n.rate.rate)} (${percent(n.rate.low)}–${percent(n.rate.high)}) of ${n.rate.total} in ${n.rate.window}` : '';
+  const rate = n.rate ? ` — ${percent(n.rate.rate)} (${intervalText(n.rate)}) of ${n.rate.total} in ${n.rate.window}` : '';
+  // Ranked by how far each series fell from its own baseline, which is not the lowest rate: said as such.
   const top = n.evidence.concentration[0];
-  const focus = top ? `; worst: ${Object.entries(top.dims).map(([k, v]) => `${k}=${v}`).join(' ')} at ${percent(top.rate)}` : '';
+  const focus = top ? `; fell most: ${dimsText(top.dims)} to ${percent(top.rate)}` : '';
   return `[${n.transition} ${n.level}] ${where}: ${what}${rate}${focus}`;
+}
+
+/** One series of the concentration, for receivers that take text: `method=card 30.1 %`. */
+export function concentrationText(c: Concentration): string {
+  return `${dimsText(c.dims)} ${percent(c.rate)}`;
 }
 
 /** The dashboard page of a channel. */

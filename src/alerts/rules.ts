@@ -4,6 +4,7 @@
 import { ValidationError, type FieldIssue } from '../errors.js';
 import { maxWindowSec, minWindowSec, parseWindow } from '../stats/windows.js';
 import { longWindowSec } from './longWindows.js';
+import { ownEntry } from '../ownEntry.js';
 
 export type Level = 'warn' | 'major' | 'critical';
 /** Ordered from mild to severe; the index + 1 is the level's rank (0 = no level). */
@@ -91,6 +92,7 @@ export interface AlertRulesInput {
 }
 
 export const defaultThresholds: Thresholds = { warn: 0.95, major: 0.8, critical: 0.5 };
+const defaultShortWindowSec = 60;
 
 const unitMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -158,18 +160,20 @@ class Checker {
   keys(field: string, value: object, allowed: string[]): void {
     for (const key of Object.keys(value)) if (!allowed.includes(key)) this.fail(`${field}.${key}`, 'is not a known setting');
   }
-  thresholds(field: string, value: unknown): Thresholds {
+  /** `fill`: the levels a block leaves out (a channel's block names only the level it changes). */
+  thresholds(field: string, value: unknown, fill?: Thresholds): Thresholds {
     if (typeof value !== 'object' || value === null) {
       this.fail(field, 'must be an object { warn, major, critical }');
       return defaultThresholds;
     }
     const t = value as Record<string, unknown>;
     this.keys(field, t, ['warn', 'major', 'critical']);
+    const filled = Object.fromEntries(levels.map((level) => [level, t[level] ?? fill?.[level]]));
     for (const level of levels) {
-      const v = t[level];
+      const v = filled[level];
       if (typeof v !== 'number' || !(v > 0 && v <= 1)) this.fail(`${field}.${level}`, `must be a number in (0, 1], got ${JSON.stringify(v)}`);
     }
-    const { warn, major, critical } = t as unknown as Thresholds;
+    const { warn, major, critical } = filled as unknown as Thresholds;
     if (!(critical < major && major < warn)) this.fail(field, 'must satisfy critical < major < warn');
     return { warn, major, critical };
   }
@@ -179,7 +183,8 @@ const topKeys = ['window', 'shortWindow', 'evaluateEvery', 'minSamples', 'consec
   'perDimensions', 'silent', 'burnRate', 'webhooks', 'alertmanager', 'dashboardUrl', 'log'];
 
 function checkChannels(c: Checker, input: AlertRulesInput['channels'], defaults: ChannelRule): AlertRules['channels'] {
-  const out: AlertRules['channels'] = {};
+  // Built from entries, so a channel named `__proto__` is an entry, not the object's prototype.
+  const out: [string, AlertRules['channels'][string]][] = [];
   for (const [name, rule] of Object.entries(input ?? {})) {
     const field = `alerts.channels.${name}`;
     if (typeof rule !== 'object' || rule === null) {
@@ -187,13 +192,13 @@ function checkChannels(c: Checker, input: AlertRulesInput['channels'], defaults:
       continue;
     }
     c.keys(field, rule, ['thresholds', 'minSamples', 'enabled']);
-    out[name] = {
-      ...(rule.thresholds !== undefined ? { thresholds: c.thresholds(`${field}.thresholds`, rule.thresholds) } : {}),
+    out.push([name, {
+      ...(rule.thresholds !== undefined ? { thresholds: c.thresholds(`${field}.thresholds`, rule.thresholds, defaults.thresholds) } : {}),
       ...(rule.minSamples !== undefined ? { minSamples: c.int(`${field}.minSamples`, rule.minSamples, defaults.minSamples, 1, 1_000_000) } : {}),
       ...(rule.enabled !== undefined ? { enabled: rule.enabled !== false } : {}),
-    };
+    }]);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 function checkBurnRate(c: Checker, input: AlertRulesInput['burnRate']): AlertRules['burnRate'] {
@@ -250,13 +255,24 @@ function checkReceivers(c: Checker, input: AlertRulesInput): Pick<AlertRules, 'w
   };
 }
 
+/**
+ * The short window nobody set: 1m, or under a shorter `window` a fifth of it (the defaults' 1m : 5m), and no
+ * fast path when that fifth is below the engine's shortest window (the window is then itself short).
+ */
+function defaultShortWindow(window: string): string | null {
+  const windowSec = windowSecOf(window);
+  if (!(windowSec < defaultShortWindowSec)) return `${defaultShortWindowSec / 60}m`;
+  const fifthSec = Math.floor(windowSec / 5);
+  return fifthSec >= minWindowSec ? `${fifthSec}s` : null;
+}
+
 /** Checks and completes the rules; throws one ValidationError listing every bad field. */
 export function resolveAlertRules(input: AlertRulesInput = {}, thresholds: Thresholds = defaultThresholds, minSamples = 100): AlertRules {
   const c = new Checker();
   if (typeof input !== 'object' || input === null) throw new ValidationError([{ index: 0, field: 'alerts', reason: 'must be an object' }]);
   c.keys('alerts', input, topKeys);
   const window = c.window('alerts.window', input.window, '5m');
-  const shortWindow = input.shortWindow === false ? null : c.window('alerts.shortWindow', input.shortWindow, '1m');
+  const shortWindow = input.shortWindow === false ? null : input.shortWindow === undefined ? defaultShortWindow(window) : c.window('alerts.shortWindow', input.shortWindow, '1m');
   if (shortWindow && windowSecOf(shortWindow) > windowSecOf(window)) c.fail('alerts.shortWindow', `must not be longer than alerts.window (${window})`);
   const defaults: ChannelRule = {
     thresholds: c.thresholds('thresholds', thresholds),
@@ -293,7 +309,7 @@ export function resolveAlertRules(input: AlertRulesInput = {}, thresholds: Thres
 
 /** The rule of one channel: its overrides over the defaults. */
 export function ruleFor(rules: AlertRules, channel: string): ChannelRule {
-  const own = rules.channels[channel];
+  const own = ownEntry(rules.channels, channel);
   return own ? { ...rules.defaults, ...own } : rules.defaults;
 }
 

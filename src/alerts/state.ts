@@ -9,8 +9,11 @@ export type Transition = 'firing' | 'escalated' | 'de-escalated' | 'resolved' | 
 export interface RateBasis {
   window: string;
   rate: number | null;
+  /** The Wilson interval at `z`: for a success-rate alert, the one its level was decided on. */
   low: number | null;
   high: number | null;
+  /** Absent in states written before it was kept: read as 95 %. */
+  z?: number;
   total: number;
   failure: number;
 }
@@ -47,7 +50,7 @@ function isIdle(state: AlertState): boolean {
 
 function toBasis(observation: Observation): RateBasis | undefined {
   const b = observation.basis;
-  return b ? { window: b.window, rate: b.rate, low: b.low, high: b.high, total: b.total, failure: b.failure } : undefined;
+  return b ? { window: b.window, rate: b.rate, low: b.low, high: b.high, z: b.z, total: b.total, failure: b.failure } : undefined;
 }
 
 /** Applies one evaluation. `muted` suppresses reminders (transitions still happen, and show). */

@@ -1,6 +1,7 @@
 // Everything one evaluation judges: for each channel in the snapshot, the rate rule on the channel and on
 // each of its dims series, the silent rule and the burn-rate pairs on the channel, each with its observation.
 import type { ChannelHealth, HealthSnapshot } from '../stats/healthSnapshot.js';
+import { seriesIdOf } from '../stats/series.js';
 import { coordinationKey } from '../store/keys/coordination.js';
 import { observeBurn, observeRate, observeSilent, type Observation } from './decision.js';
 import { alertNames, type AlertIdentity, type RuleKind } from './notification.js';
@@ -14,18 +15,17 @@ export interface Target extends AlertIdentity {
   health: ChannelHealth;
 }
 
-/** `currency=BRL,method=card`: the same id the engine gives a dims series. */
-export function seriesIdOf(dims: Record<string, string> | undefined): string {
-  if (!dims) return '';
-  return Object.keys(dims).sort().map((name) => `${name}=${dims[name]}`).join(',');
+/** The alert's part of its coordination key: `<ruleId>/<seriesId>`. */
+export function alertScopeOf(ruleId: string, dims: Record<string, string> | undefined): string {
+  return `${ruleId}/${dims ? seriesIdOf(dims) : ''}`;
 }
 
 function target(namespace: string, health: ChannelHealth, rule: RuleKind, ruleId: string, dims: Record<string, string> | undefined,
   observation: Observation, window: string): Target {
-  const seriesId = seriesIdOf(dims);
+  const seriesId = dims ? seriesIdOf(dims) : '';
   return {
     id: `${ruleId}/${seriesId}@${health.channel}`,
-    key: coordinationKey(namespace, health.channel, 'alert', `${ruleId}/${seriesId}`),
+    key: coordinationKey(namespace, health.channel, 'alert', alertScopeOf(ruleId, dims)),
     alertname: alertNames[rule],
     rule,
     ruleId,

@@ -24,6 +24,8 @@ export interface TargetStep {
   shown: ActiveAlert | null;
   /** Set only on the instance whose write won a transition. */
   notification?: AlertNotification;
+  /** With `notification`: the state this instance stored, evidence included (what a durable copy keeps). */
+  stored?: AlertState;
 }
 
 function identityOf(t: Target): AlertIdentity {
@@ -44,7 +46,7 @@ function activeOf(rules: AlertRules, t: Target, state: AlertState, mute: number 
     since: state.since,
     levelSince: state.levelSince ?? state.since,
     rate: state.basis ?? null,
-    window: t.window,
+    window: state.basis?.window ?? t.window,
     evidence: (state.evidence as Evidence | undefined) ?? emptyEvidence,
     ...mutedFields(mute, nowMs),
     dashboardUrl: dashboardLink(rules.dashboardUrl, t.channel),
@@ -56,7 +58,8 @@ async function announce(ctx: StepContext, t: Target, step: Step, previous: Alert
   let state = step.state;
   const transition = step.transition!;
   if ((transition === 'firing' || transition === 'escalated') && t.rule !== 'silent') {
-    const evidence = await gatherEvidence(ctx.failures, t.health, t.channel, t.window, rules.silent.enabled ? rules.silent.baseline : undefined);
+    // Evidence over the window of the rate quoted, so the summary's numbers describe one window.
+    const evidence = await gatherEvidence(ctx.failures, t.health, t.channel, state.basis?.window ?? t.window, rules.silent.enabled ? rules.silent.baseline : undefined);
     state = { ...state, evidence };
     // The evidence rides on the state so every instance's `active()` shows it; losing this write to the
     // next evaluation's step only loses the evidence there, never the transition.
@@ -68,7 +71,7 @@ async function announce(ctx: StepContext, t: Target, step: Step, previous: Alert
     level: levelOf(state.rank) ?? levelOf(previous.rank)!,
     previousLevel: levelOf(previous.rank),
     rate: state.basis ?? null,
-    window: t.window,
+    window: state.basis?.window ?? t.window,
     since: previous.since ?? state.since ?? nowMs,
     at: nowMs,
     dashboardUrl: dashboardLink(rules.dashboardUrl, t.channel),
@@ -102,5 +105,5 @@ export async function stepTarget(ctx: StepContext, t: Target, current: SharedSta
       ctx.logger?.warn({ err: (err as Error).message, alert: t.id }, 'paypulse: alert state write failed');
     }
   }
-  return { shown: activeOf(ctx.rules, t, shown, mute, nowMs), ...(notification ? { notification } : {}) };
+  return { shown: activeOf(ctx.rules, t, shown, mute, nowMs), ...(notification ? { notification, stored: shown } : {}) };
 }

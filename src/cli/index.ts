@@ -103,6 +103,27 @@ function addOperatorCommands(program: Command): void {
     });
 
   program
+    .command('migrate')
+    .description('apply the history database migrations and exit (DATABASE_URL, or PAYPULSE_DATA_DIR for embedded PostgreSQL)')
+    .option('--config <file>', 'JSON or YAML configuration file (or PAYPULSE_CONFIG)')
+    .action(async (o) => {
+      const { migrateCommand } = await import('./migrate.js');
+      await migrateCommand({ configPath: o.config });
+    });
+
+  program
+    .command('dashboard')
+    .description('print a Grafana dashboard (import JSON) over the metrics the service exports')
+    .option('--config <file>', 'JSON or YAML configuration file (or PAYPULSE_CONFIG), for the success-rate levels')
+    .action(async (o) => {
+      const { loadConfig } = await import('../server/config.js');
+      const { defaultLevels } = await import('../server/configLevels.js');
+      const { grafanaDashboard } = await import('./grafanaDashboard.js');
+      const config = loadConfig({ configPath: o.config });
+      process.stdout.write(`${JSON.stringify(grafanaDashboard(defaultLevels(config.thresholds)), null, 2)}\n`);
+    });
+
+  program
     .command('rules')
     .description('print Prometheus recording and alerting rules for the configured alerts (check them with promtool)')
     .option('--config <file>', 'JSON or YAML configuration file (or PAYPULSE_CONFIG)')

@@ -2,6 +2,7 @@
 import { defaultConfig } from '../server/config.js';
 import { grade, type Thresholds } from '../stats/severity.js';
 import type { Rate } from '../types.js';
+import { ownEntry } from '../ownEntry.js';
 
 export type { Thresholds };
 
@@ -34,7 +35,7 @@ export function renderRates(rates: Rate[], windows: string[], t: Thresholds & { 
   for (const [channel, perWindow] of rows) {
     const first = perWindow.get(windows[0]);
     const load = first ? `${first.started}/${first.pending}` : '';
-    lines.push(`${channel.padEnd(16)}${windows.map((w) => cell(perWindow.get(w), t.channels?.[channel] ?? t)).join('')}${load}`);
+    lines.push(`${channel.padEnd(16)}${windows.map((w) => cell(perWindow.get(w), ownEntry(t.channels, channel) ?? t)).join('')}${load}`);
   }
   return lines.join('\n');
 }

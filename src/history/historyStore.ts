@@ -11,7 +11,7 @@ export interface MinuteSnapshot extends MinuteCounts {
 
 export interface HistoryStore {
   readonly kind: SqlClient['kind'];
-  /** The database itself, for the other tables it holds (the kit's PostgreSQL fallback, migration 004). */
+  /** The database itself, for the other tables it holds (the kit's authority for marks and locks, migrations 004 and 005). */
   readonly sql?: SqlClient;
   /** Inserts or corrects snapshots; rows whose counts did not change are left alone. Returns rows written. */
   upsertMinutes(rows: MinuteSnapshot[]): Promise<number>;

@@ -43,6 +43,7 @@ export interface StartRoutingDeps {
   logger?: PulseLogger;
   onTransition?: (t: BreakerTransition) => void;
   onChange?: (view: BreakerView) => void;
+  keepOverride?: (view: BreakerView) => Promise<void>;
 }
 
 /** Builds Routing; it follows the snapshot once `start()` is called (the pulse does on first use). */
@@ -59,6 +60,7 @@ export function startRouting(plan: RoutingPlan, deps: StartRoutingDeps): Routing
     logger: deps.logger,
     onTransition: deps.onTransition,
     onChange: deps.onChange,
+    keepOverride: deps.keepOverride,
   });
 }
 

@@ -2,11 +2,12 @@
 // views, ranks them (closed first, then half-open, then open; by score, priority, then a random draw), and
 // spends at most the exploration share on a candidate short of recent samples. No store call happens here;
 // a half-open probe's lease is the caller's one asynchronous step (docs/routing.md).
-import { SeriesPlan } from '../stats/series.js';
+import { dimsOfSeriesId, SeriesPlan } from '../stats/series.js';
 import type { RoutingEvidence } from './evidence.js';
 import { expectedValue, posteriorMean, posteriorOf, scoreProbability, type Evidence } from './scoring.js';
 import { defaultChannelRouting, type RoutingSettings } from './settings.js';
 import type { BreakerState, RankedChannel, RouteDecision, RouteRequest } from './types.js';
+import { reasonOf } from './decisionCounts.js';
 
 export interface BreakerLookup {
   /** The state this process knows for a channel's breaker in `scope` ('' for the channel's own). */
@@ -35,10 +36,6 @@ const worse = (a: BreakerState, b: BreakerState): BreakerState => (stateOrder[a]
 
 function byRank(a: Scored, b: Scored): number {
   return stateOrder[a.state] - stateOrder[b.state] || b.score - a.score || b.priority - a.priority || a.tie - b.tie;
-}
-
-function dimsOfId(id: string): Record<string, string> {
-  return Object.fromEntries(id.split(',').map((pair) => pair.split('=') as [string, string]));
 }
 
 export class Router {
@@ -70,7 +67,7 @@ export class Router {
     const levels: Array<Evidence | undefined> = [];
     for (const id of series) {
       levels.push(known?.get(id)?.score);
-      if (id !== '') this.notes.note(channel, id, () => dimsOfId(id));
+      if (id !== '') this.notes.note(channel, id, () => dimsOfSeriesId(id));
     }
     const post = posteriorOf(levels, ev?.pooledMean ?? 0.5, priorStrength);
     const probability = scoreProbability(scoring, post, random);
@@ -108,14 +105,16 @@ export class Router {
       }
     }
     const halfOpen = scored.find((s) => s.state === 'half-open');
+    const failOpen = closed.length === 0;
     const decision: RouteDecision = {
       channel: scored[0]!.channel,
       ranked: scored.map(({ channel, score, rate, state }) => ({ channel, score, rate, state })),
       explored,
-      failOpen: closed.length === 0,
+      failOpen,
       stale,
       probe: false,
       arm,
+      reason: reasonOf({ arm, probe: false, failOpen, explored }),
     };
     return halfOpen ? { decision, probe: { channel: halfOpen.channel, scopes } } : { decision };
   }
@@ -144,5 +143,5 @@ export function asProbe(draft: Draft): RouteDecision {
   const d = draft.decision;
   const channel = draft.probe!.channel;
   const first = d.ranked.find((r) => r.channel === channel)!;
-  return { ...d, channel, ranked: [first, ...d.ranked.filter((r) => r !== first)], explored: true, probe: true, failOpen: false };
+  return { ...d, channel, ranked: [first, ...d.ranked.filter((r) => r !== first)], explored: true, probe: true, failOpen: false, reason: 'probe' };
 }

@@ -5,7 +5,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { HealthSnapshot, HealthSnapshots } from '../stats/healthSnapshot.js';
-import { SeriesPlan } from '../stats/series.js';
+import { dimsOfSeriesId, SeriesPlan } from '../stats/series.js';
 import { parseWindow } from '../stats/windows.js';
 import { experimentKey } from '../store/keys/coordination.js';
 import type { CoordinationStore } from '../store/ports/coordination.js';
@@ -18,6 +18,7 @@ import { SeriesRegistry } from './seriesRegistry.js';
 import { SharedBreakers, type BreakerTarget, type BreakerTransition, type BreakerView } from './sharedBreakers.js';
 import type { BreakerMode, BreakerState, RouteDecision, RouteRequest } from './types.js';
 import { assertBreakerMode, assertRouteRequest } from './validateRoute.js';
+import { DecisionCounts } from './decisionCounts.js';
 
 export interface RoutingDeps {
   settings: RoutingSettings;
@@ -34,6 +35,8 @@ export interface RoutingDeps {
   logger?: PulseLogger;
   onTransition?: (t: BreakerTransition) => void;
   onChange?: (view: BreakerView) => void;
+  /** A manual override as stored, for a durable copy (src/operatorState/); never rejects. */
+  keepOverride?: (view: BreakerView) => Promise<void>;
 }
 
 export interface BreakerHandle {
@@ -65,6 +68,8 @@ export class Routing {
   private readonly changeListeners = new Set<(view: BreakerView) => void>();
   /** Monotonic counts for metrics. */
   readonly counts = { decisions: 0, explored: 0, probes: 0, failOpen: 0, stale: 0 };
+  /** Decisions by the channel answered and the reason, for the traffic share (bounded). */
+  readonly decisionsByChannel = new DecisionCounts();
 
   constructor(private readonly d: RoutingDeps) {
     this.breakers = new SharedBreakers(
@@ -180,7 +185,7 @@ export class Routing {
       if (covered.size > 0 && covered.size % targetChannelsPerTurn === 0) await setImmediate();
       covered.add(channel);
       for (const [id, s] of ev.series) {
-        if (id === '' || this.breakerSets.has(id.split(',').map((p) => p.split('=')[0]).join(','))) out.push({ channel, scope: id, window: s.breaker });
+        if (id === '' || this.breakerSets.has(Object.keys(dimsOfSeriesId(id)).join(','))) out.push({ channel, scope: id, window: s.breaker });
       }
     }
     for (const channel of this.routed) if (!covered.has(channel)) out.push({ channel, scope: '', window: none });
@@ -211,6 +216,7 @@ export class Routing {
       }
     }
     this.counts.decisions++;
+    this.decisionsByChannel.note(decision.channel, decision.reason);
     if (decision.explored && !decision.probe) this.counts.explored++;
     if (decision.failOpen) this.counts.failOpen++;
     if (decision.stale) this.counts.stale++;
@@ -258,9 +264,11 @@ export class Routing {
     };
     return {
       state: () => guard(() => this.breakers.read(channel, scope)),
-      setMode: (mode) => {
+      setMode: async (mode) => {
         assertBreakerMode(mode);
-        return guard(() => this.breakers.setMode(channel, mode, scope));
+        const view = await guard(() => this.breakers.setMode(channel, mode, scope));
+        await this.d.keepOverride?.(view);
+        return view;
       },
     };
   }

@@ -2,7 +2,7 @@
 // 100 calls), its window and wait 30 s; exploration 1 % of decisions, at most 5 % (docs/routing.md).
 import { PayPulseError } from '../errors.js';
 import { parseWindow } from '../stats/windows.js';
-import { channelPattern, dimNamePattern } from '../stats/validate.js';
+import { channelPattern, isDimensionName } from '../stats/validate.js';
 import type { ChannelRouting, RoutingOptions, ScoringPolicy } from './types.js';
 
 export interface ResolvedChannelRouting {
@@ -82,7 +82,7 @@ function dimSets(field: string, value: unknown): string[][] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) fail(field, 'must be a list of dimension sets');
   return value.map((set, i) => {
-    if (!Array.isArray(set) || set.length === 0 || set.some((d) => typeof d !== 'string' || !dimNamePattern.test(d))) {
+    if (!Array.isArray(set) || set.length === 0 || set.some((d) => !isDimensionName(d))) {
       fail(`${field}[${i}]`, `must be a non-empty list of dimension names, got ${JSON.stringify(set)}`);
     }
     return [...new Set(set as string[])].sort();

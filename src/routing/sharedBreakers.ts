@@ -62,7 +62,7 @@ interface Held {
 
 /** Auto states expire a day after their last write (an expired record reads as closed); overrides last 30 days. */
 const autoTtlMs = 24 * 3600_000;
-const forcedTtlMs = 30 * 24 * 3600_000;
+export const forcedTtlMs = 30 * 24 * 3600_000;
 /** After a denied lease this instance asks again no sooner than this: at most one denied call a second. */
 const leaseRetryMs = 1000;
 const casAttempts = 5;
@@ -205,8 +205,9 @@ export class SharedBreakers {
 
   async setMode(channel: string, mode: BreakerMode, scope = ''): Promise<BreakerView> {
     const now = this.o.clock.now();
-    await this.update(channel, scope, (rec) => (rec.mode === mode && mode !== 'auto' ? null : withMode(mode, now)));
-    return this.view(channel, scope);
+    // What is stored, also when it already held this mode (this instance may not have read it yet).
+    const stored = await this.update(channel, scope, (rec) => (rec.mode === mode && mode !== 'auto' ? null : withMode(mode, now)));
+    return viewOf(channel, scope, stored);
   }
 
   /**

@@ -2,6 +2,8 @@
 // `createPulse({ routing })` (docs/routing.md).
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
+/** Why a decision chose its channel: the best score, exploration, a half-open probe, every candidate open, the static arm. */
+export type DecisionReason = 'best' | 'explored' | 'probe' | 'fail-open' | 'static';
 export type BreakerMode = 'auto' | 'force-open' | 'force-closed';
 export const breakerModes: readonly BreakerMode[] = ['auto', 'force-open', 'force-closed'];
 
@@ -44,6 +46,8 @@ export interface RouteDecision {
   probe: boolean;
   /** Experiment arm of the decision: 'router', or 'static' when routed by the static weights. */
   arm: 'router' | 'static';
+  /** Why `channel` was chosen: `best`, `explored`, `probe`, `fail-open`, or `static` (the experiment's arm). */
+  reason: DecisionReason;
 }
 
 export interface ChannelRouting {

@@ -1,6 +1,6 @@
 // Checks of a route request: every problem names its field, and nothing is decided on bad input.
 import { ValidationError, type FieldIssue } from '../errors.js';
-import { channelPattern, dimNamePattern } from '../stats/validate.js';
+import { channelPattern, isDimensionName } from '../stats/validate.js';
 import { breakerModes, type BreakerMode, type RouteRequest } from './types.js';
 
 /** Candidates per decision: a ranking is sorted per call, so its size is bounded. */
@@ -16,7 +16,7 @@ function dimsIssues(dims: unknown, issues: FieldIssue[]): void {
   const entries = Object.entries(dims);
   if (entries.length > 16) issues.push({ index: 0, field: 'dims', reason: 'must have at most 16 names' });
   for (const [name, value] of entries.slice(0, 16)) {
-    if (!dimNamePattern.test(name)) issues.push({ index: 0, field: `dims.${name.slice(0, 40)}`, reason: 'name must be 1–32 characters of [A-Za-z0-9_]' });
+    if (!isDimensionName(name)) issues.push({ index: 0, field: `dims.${String(name).slice(0, 40)}`, reason: 'name must be 1–32 characters of [A-Za-z0-9_], and not a name every object has (toString, constructor …)' });
     else if (typeof value !== 'string' || !dimValuePattern.test(value)) {
       issues.push({ index: 0, field: `dims.${name}`, reason: 'must be 1–64 characters of [A-Za-z0-9._:/+-]' });
     }

@@ -18,6 +18,7 @@ import { installErrorHandlers } from './httpErrors.js';
 import { parseJsonBodies } from './jsonBodies.js';
 import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
+import { failedRequestLine, requestLogSerializers } from './requestLog.js';
 import { configuredRates, createChannelPages } from './routes/channelPages.js';
 import { currentSnapshot } from './routes/channels.js';
 import { registerChannelRoutes } from './routes/channels.js';
@@ -35,7 +36,7 @@ import { startRatesTicker, type RatesTicker } from './stream/ratesTicker.js';
 /** Bodies over 5 MB are refused with 413: the largest batch a client needs is far smaller. */
 export const bodyLimitBytes = 5 * 1024 * 1024;
 
-export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs' | 'pageChannels' | 'streamPageChannels'> &
+export type AppConfig = Pick<ServiceConfig, 'thresholds' | 'streamIntervalMs' | 'streamReplayEvents' | 'streamReplayMaxBytes' | 'streamOpensPerMinute' | 'maxStreamsPerIp' | 'streamMaxBufferedBytes' | 'streamStallGraceMs' | 'pageChannels' | 'streamPageChannels'> &
   Partial<Pick<ServiceConfig, 'dataDir'>> & ConnectionLimits & { token?: string; metricsToken?: string };
 
 export interface BuildAppOptions {
@@ -74,7 +75,7 @@ declare module 'fastify' {
 function createFastify(config: AppConfig, logger: FastifyBaseLogger | undefined): FastifyInstance {
   return Fastify({
     ...connectionOptions(config),
-    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    ...(logger ? { loggerInstance: logger.child({}, { serializers: requestLogSerializers }) } : { logger: false }),
     bodyLimit: bodyLimitBytes,
     // Per-request access logs at hundreds of ingest calls a second would dwarf everything else; errors are
     // still logged, and /metrics carries per-route latency and status counts.
@@ -131,9 +132,7 @@ function publishLiveEvents(app: FastifyInstance, pulse: Pulse, hub: EventHub, me
 function logFailedRequests(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
     if (reply.statusCode >= 400 && !request.routeOptions.config.logsOwnFailures) {
-      // A stream URL may carry the token: it never reaches the log.
-      const url = request.url.replace(/([?&]token=)[^&]*/g, '$1[redacted]');
-      const line = { method: request.method, url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+      const line = failedRequestLine(request, reply);
       if (reply.statusCode >= 500) request.log.error(line, 'request failed');
       else request.log.info(line, 'request rejected');
     }
@@ -163,6 +162,9 @@ function registerApiRoutes(app: FastifyInstance, options: BuildAppOptions, conte
     maxStreamsPerIp: config.maxStreamsPerIp,
     maxBufferedBytes: config.streamMaxBufferedBytes,
     stallGraceMs: config.streamStallGraceMs,
+    replayMaxBytes: config.streamReplayMaxBytes,
+    opensPerMinute: config.streamOpensPerMinute,
+    now: () => clock.now(),
   });
   registerMetricsRoute(app, metrics.registry);
   const durable = config.dataDir ? join(config.dataDir, 'spill') : undefined;
@@ -191,6 +193,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     minSamples: pulse.settings.minSamples,
     alerts: () => pulse.alerts,
     ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
+    ...(pulse.operatorState ? { operatorState: () => pulse.operatorState?.stats } : {}),
   });
   const pages = createChannelPages({ pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows, thresholds: config.thresholds });
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import { sendError } from './httpErrors.js';
+import { decodeQueryText, rawQueryParams } from './rawQuery.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -25,13 +26,19 @@ export interface Tokens {
 // Hashing both sides gives equal-length buffers, so the comparison time says nothing about the token.
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
+/**
+ * The one parameter spelled exactly `token=`: the parsed query would also hold `?%74oken=` under `token`,
+ * a spelling the documentation never gave, which the log's redaction then had to guess. Given twice: none.
+ */
+function queryToken(url: string): string | undefined {
+  const given = rawQueryParams(url).filter((p) => p.name === 'token');
+  return given.length === 1 && given[0]!.value !== undefined ? decodeQueryText(given[0]!.value) : undefined;
+}
+
 function presented(request: FastifyRequest): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
   if (match) return match[1];
-  if (request.routeOptions.config.tokenInQuery) {
-    const token = (request.query as { token?: unknown } | undefined)?.token;
-    if (typeof token === 'string') return token;
-  }
+  if (request.routeOptions.config.tokenInQuery) return queryToken(request.url);
   return undefined;
 }
 

@@ -9,6 +9,7 @@ import { checkAlertsSection } from '../alerts/config.js';
 import { PayPulseError } from '../errors.js';
 import { resolveRoutingSettings } from '../routing/settings.js';
 import type { RoutingOptions } from '../routing/types.js';
+import { prototypeKeyPaths, prototypeKeyReason } from './prototypeKeys.js';
 import { streamSettingsSchema } from '../ingest/stream/streamSettings.js';
 import { alertsWithChannelLevels, applyThresholdEnv, defaultLevels, dimensionsFromEnv, dimensionsSchema, thresholdsSchema } from './configLevels.js';
 
@@ -44,6 +45,10 @@ const configSchema = z
     streamIntervalMs: z.number().int().min(100).max(1_000),
     /** Events kept for clients reconnecting with Last-Event-ID. */
     streamReplayEvents: z.number().int().min(1).max(100_000),
+    /** Bytes of events one reconnect may replay (the newest that fit): the replay buffer itself holds up to 16 MiB. */
+    streamReplayMaxBytes: z.number().int().min(1_024).max(16 * 1024 * 1024),
+    /** Streams one client address may open a minute (a token bucket); past it: 429 with Retry-After. */
+    streamOpensPerMinute: z.number().int().min(1).max(100_000),
     /** Past this many channels GET /v1/channels and the stream's `rates` hold the worst this many and a summary. */
     pageChannels: z.number().int().min(1).max(1_000),
     /** Past `pageChannels` channels the stream's `rates` holds the worst this many (at most `pageChannels`). */
@@ -95,16 +100,26 @@ function tokenProblem(merged: Record<string, unknown>): string | null {
 
 export type ServiceConfig = z.infer<typeof configSchema>;
 
+const isSection = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** The routing section's first bad field, named where it came from (`paypulse.yaml: routing.breaker.probes …`). */
-function routingProblem(config: ServiceConfig, source: Map<string, string>): string | null {
-  if (!config.routing) return null;
+function routingProblem(routing: unknown, source: Map<string, string>): string | null {
+  if (!isSection(routing)) return null;
   try {
-    resolveRoutingSettings(config.routing as RoutingOptions);
+    resolveRoutingSettings(routing as RoutingOptions);
     return null;
   } catch (err) {
     const where = source.get('routing')?.replace(/: routing$/, '') ?? '--routing';
     return `${where}: ${(err as Error).message}`;
   }
+}
+
+/** The alerts section's bad fields, against the levels and minSamples given when they are valid. */
+function alertsProblems(alerts: Record<string, unknown>, merged: Record<string, unknown>, source: Map<string, string>): string[] {
+  const levels = thresholdsSchema.safeParse(merged.thresholds);
+  const thresholds = levels.success ? levels.data : defaultConfig.thresholds;
+  const minSamples = configSchema.shape.minSamples.safeParse(merged.minSamples);
+  return checkAlertsSection(alertsWithChannelLevels(alerts, thresholds), defaultLevels(thresholds), minSamples.success ? minSamples.data : defaultConfig.minSamples, source.get('alerts') ?? 'alerts').lines;
 }
 
 export const defaultConfig: ServiceConfig = {
@@ -127,6 +142,10 @@ export const defaultConfig: ServiceConfig = {
   logLevel: 'info',
   streamIntervalMs: 1_000,
   streamReplayEvents: 300,
+  // A few `rates` events of a hundred channels: what a dashboard that dropped for a moment needs to catch up.
+  streamReplayMaxBytes: 1024 * 1024,
+  // A browser reconnects once a second after a drop (`retry: 1000`): a minute of that passes, a loop does not.
+  streamOpensPerMinute: 60,
   // ≈ 1 kB a channel with four windows: a 200 kB event a second per dashboard at most.
   pageChannels: 200,
   // The stream's page is written to every client each second: 2,000 clients at 1,000 channels stalled the
@@ -173,6 +192,8 @@ const envFields: [string, Field, EnvKind][] = [
   ['PAYPULSE_LOG_LEVEL', 'logLevel', 'string'],
   ['PAYPULSE_STREAM_INTERVAL_MS', 'streamIntervalMs', 'int'],
   ['PAYPULSE_STREAM_REPLAY_EVENTS', 'streamReplayEvents', 'int'],
+  ['PAYPULSE_STREAM_REPLAY_MAX_BYTES', 'streamReplayMaxBytes', 'int'],
+  ['PAYPULSE_STREAM_OPENS_PER_MINUTE', 'streamOpensPerMinute', 'int'],
   ['PAYPULSE_HISTORY_INTERVAL_MS', 'historyIntervalMs', 'int'],
   ['PAYPULSE_HISTORY_LOOKBACK_MINUTES', 'historyLookbackMinutes', 'int'],
   ['PAYPULSE_HISTORY_RETENTION_DAYS', 'historyRetentionDays', 'int'],
@@ -229,6 +250,8 @@ function readConfigFile(path: string): Record<string, unknown> {
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError([`${path}: must hold an object of settings`]);
+  const refused = prototypeKeyPaths(parsed);
+  if (refused.length > 0) throw new ConfigError(refused.map((at) => `${path}: ${at}: ${prototypeKeyReason}`));
   return parsed as Record<string, unknown>;
 }
 
@@ -259,8 +282,10 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
 
   const result = configSchema.safeParse(merged);
   const missingToken = tokenProblem(merged);
-  const routingLine = result.success ? routingProblem(result.data, source) : null;
-  const alertLines = result.success ? checkAlertsSection(alertsWithChannelLevels(result.data.alerts, result.data.thresholds), defaultLevels(result.data.thresholds), result.data.minSamples, source.get('alerts') ?? 'alerts').lines : [];
+  // The sections are checked whatever else is wrong, so one run names every bad field; a bad level or
+  // minSamples is reported on its own line and the sections are checked against the defaults meanwhile.
+  const routingLine = routingProblem(merged.routing, source);
+  const alertLines = isSection(merged.alerts) ? alertsProblems(merged.alerts, merged, source) : [];
   const streamLine = result.success && result.data.stream && !result.data.redisUrl ? `${source.get('stream') ?? 'stream'}: needs REDIS_URL (the outcome streams live in Redis)` : null;
   const problems = [...(routingLine ? [routingLine] : []), ...alertLines, ...(streamLine ? [streamLine] : [])];
   if (result.success && !missingToken && problems.length === 0) {
@@ -268,7 +293,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
     return alerts === result.data.alerts ? result.data : { ...result.data, alerts };
   }
   if (result.success) throw new ConfigError([...problems, ...(missingToken ? [missingToken] : [])]);
-  const lines = result.error.issues.flatMap((issue) => {
+  const schemaLines = result.error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       // Typos in a config file ("prot: 80") would otherwise be ignored silently.
       const prefix = issue.path.length > 0 ? `${source.get(String(issue.path[0])) ?? String(issue.path[0])}.` : '';
@@ -283,6 +308,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
     const got = value === undefined || key === 'token' || key === 'metricsToken' ? '' : ` (got ${JSON.stringify(value)})`;
     return [`${where}: ${issue.message}${got}`];
   });
+  const lines = [...schemaLines, ...problems];
   if (missingToken) lines.push(missingToken);
   throw new ConfigError(lines);
 }

@@ -2,13 +2,18 @@
 // also by environment variable) and dimension sets (a list of lists, written `method;method,currency` in the
 // environment). Their schemas and how the environment fills them live here; config.ts merges the sources.
 import { z } from 'zod';
-import { channelPattern } from '../stats/validate.js';
+import { channelPattern, isDimensionName } from '../stats/validate.js';
+import { ownEntry } from '../ownEntry.js';
 
 const level = z.number().gt(0).lte(1);
+type Levels = { warn: number; major: number; critical: number };
 const ordered = (t: { warn: number; major: number; critical: number }) => t.critical < t.major && t.major < t.warn;
-const orderMessage = { message: 'must satisfy critical < major < warn' };
+const outOfOrder = 'must satisfy critical < major < warn';
+// zod rewrites a refine's params object in place, so each use gets its own.
+const orderMessage = () => ({ message: outOfOrder });
 
-const levelsSchema = z.strictObject({ warn: level, major: level, critical: level }).refine(ordered, orderMessage);
+/** A channel's block names the levels it changes; the others are the default levels. */
+const channelLevelsSchema = z.strictObject({ warn: level.optional(), major: level.optional(), critical: level.optional() });
 
 export const thresholdsSchema = z
   .strictObject({
@@ -17,16 +22,27 @@ export const thresholdsSchema = z
     critical: level,
     /** A channel's own levels, e.g. a wallet whose normal is 90 %; the dashboard and the alerts both use them. */
     channels: z
-      .record(z.string().regex(channelPattern, 'channel names are 1-64 of A-Z a-z 0-9 . _ : -'), levelsSchema)
+      .record(z.string().regex(channelPattern, 'channel names are 1-64 of A-Z a-z 0-9 . _ : -'), channelLevelsSchema)
       .refine((channels) => Object.keys(channels).length <= 10_000, { message: 'at most 10,000 channels' })
       .optional(),
   })
-  .refine(ordered, orderMessage);
+  .refine(ordered, orderMessage())
+  .transform(({ channels, ...levels }): Levels & { channels?: Record<string, Levels> } => {
+    if (!channels) return levels;
+    // From entries: a channel named like an Object.prototype member is an entry like any other.
+    const filled = Object.entries(channels).map(([name, own]): [string, Levels] => [name, { warn: own.warn ?? levels.warn, major: own.major ?? levels.major, critical: own.critical ?? levels.critical }]);
+    return { ...levels, channels: Object.fromEntries(filled) };
+  })
+  .superRefine((t, ctx) => {
+    for (const [name, levels] of Object.entries(t.channels ?? {})) {
+      if (!ordered(levels)) ctx.addIssue({ code: 'custom', path: ['channels', name], message: outOfOrder, input: levels });
+    }
+  });
 
 export type ServiceThresholds = z.infer<typeof thresholdsSchema>;
 
 // The same rule as the HTTP API's `dims=` names (src/server/routes/channels.ts), so a configured set can be read.
-const dimensionName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,31}$/, 'dimension names are 1-32 of A-Z a-z 0-9 _, starting with a letter');
+const dimensionName = z.string().refine(isDimensionName, 'dimension names are 1-32 of A-Z a-z 0-9 _, starting with a letter, and not a name every object has (toString, constructor …)');
 
 export const dimensionsSchema = z
   .array(z.array(dimensionName).min(1, 'a dimension set names at least one dimension').max(8, 'at most 8 dimensions a set'))
@@ -77,7 +93,8 @@ export function alertsWithChannelLevels(alerts: Record<string, unknown> | undefi
   // A malformed channels section is left as it is, for the alerts checker to name.
   if (alerts.channels !== undefined && (typeof alerts.channels !== 'object' || alerts.channels === null || Array.isArray(alerts.channels))) return alerts;
   const own = (alerts.channels ?? {}) as Record<string, Record<string, unknown>>;
-  const channels: Record<string, Record<string, unknown>> = { ...own };
-  for (const [name, levels] of Object.entries(thresholds.channels)) channels[name] = { thresholds: levels, ...own[name] };
+  // Built from entries: a channel named `__proto__` or `constructor` is an entry like any other.
+  const levelled = Object.entries(thresholds.channels).map(([name, levels]) => [name, { thresholds: levels, ...ownEntry(own, name) }] as const);
+  const channels = Object.fromEntries([...Object.entries(own), ...levelled]);
   return { ...alerts, channels };
 }

@@ -1,7 +1,7 @@
 // JSON schemas shared by the routes and the OpenAPI document. The outcome's schema is derived from the
 // library's rules (stats/validate.ts), which are what POST /v1/outcomes actually checks; a test feeds both
 // the same items (test/server/outcomeParity.test.ts).
-import { channelPattern, dimNamePattern, dimValuePattern, outcomeLimits, outcomeStatuses } from '../stats/validate.js';
+import { channelPattern, dimNamePattern, dimValuePattern, inheritedNames, outcomeLimits, outcomeStatuses } from '../stats/validate.js';
 import { unsafeCharacters } from '../text.js';
 
 /** A string free of the characters no id may hold, as a JSON Schema pattern. */
@@ -21,7 +21,7 @@ export const outcomeSchema = {
     dims: {
       type: 'object',
       maxProperties: outcomeLimits.dims,
-      propertyNames: { pattern: dimNamePattern.source },
+      propertyNames: { pattern: dimNamePattern.source, not: { enum: inheritedNames } },
       additionalProperties: { type: 'string', pattern: dimValuePattern.source },
     },
     code: { type: 'string', minLength: 1, maxLength: outcomeLimits.codeChars, pattern: safeTextPattern },

@@ -11,7 +11,7 @@ import { buildApp } from './app.js';
 import { defaultLevels } from './configLevels.js';
 import type { ServiceConfig } from './config.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
-import { createPostgresKitFallback } from '../store/postgres/kitFallback.js';
+import { createPostgresOperatorState } from '../history/operatorState.js';
 import type { RoutingOptions } from '../routing/types.js';
 import { openStreamIngest, type StreamIngest } from '../ingest/stream/streamIngest.js';
 import { registerIngestStreamMetrics } from './metrics/ingestStreamMetrics.js';
@@ -30,8 +30,8 @@ export interface RunningService {
   pulse: Pulse;
   history: HistoryStore;
   snapshots: SnapshotJob;
-  /** The kit falls back to PostgreSQL while Redis is down (DATABASE_URL set); otherwise it fails closed. */
-  kitFallback: boolean;
+  /** PostgreSQL is the kit's authority for callback marks and locks (DATABASE_URL set); otherwise Redis, failing closed. */
+  kitDatabase: boolean;
   logger: Logger;
   /** The outcome stream consumer, when the config has a `stream` section. */
   streamIngest?: StreamIngest;
@@ -44,8 +44,8 @@ interface ServiceParts {
   history: HistoryStore;
   snapshots: SnapshotJob;
   app: FastifyInstance;
-  /** The kit falls back to PostgreSQL while Redis is down (DATABASE_URL set). */
-  kitFallback: boolean;
+  /** PostgreSQL is the kit's authority for callback marks and locks (DATABASE_URL set). */
+  kitDatabase: boolean;
   /** The outcome stream consumer, when the config has a `stream` section. */
   streamIngest?: StreamIngest;
 }
@@ -56,12 +56,12 @@ function urlOf(host: string, port: number): string {
 }
 
 /**
- * A PostgreSQL server shared by the fleet carries the kit through a Redis outage (docs/architecture.md,
- * degradation levels): its unique index keeps a duplicate callback to one run across instances. Embedded
- * PGlite is one process's own, so it cannot; the kit then fails closed.
+ * A PostgreSQL server shared by the fleet is the kit's one authority for callback marks and locks
+ * (docs/decisions/010-kit-authority.md), so no Redis stall or restart can run a handler twice. Embedded PGlite is
+ * one process's own and cannot be shared by instances; the kit then keeps them in Redis and fails closed.
  */
-function kitFallbackOf(config: ServiceConfig, history: HistoryStore): PulseOptions['kitFallback'] {
-  return config.databaseUrl && history.sql && history.kind === 'postgres' ? createPostgresKitFallback(history.sql) : undefined;
+function kitDatabaseOf(config: ServiceConfig, history: HistoryStore): PulseOptions['kitDatabase'] {
+  return config.databaseUrl && history.sql && history.kind === 'postgres' ? history.sql : undefined;
 }
 
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
@@ -77,12 +77,17 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
   try {
     const history = await openHistory({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     opened.push(() => history.close());
-    const kitFallback = kitFallbackOf(config, history);
+    const kitDatabase = kitDatabaseOf(config, history);
+    // Overrides, mutes and firing alerts outlive a Redis restarted empty in the history database (a fleet's
+    // PostgreSQL server; embedded PGlite keeps this instance's own).
+    const operatorState = history.sql ? { store: createPostgresOperatorState(history.sql) } : undefined;
     const pulse = await createPulse(
-      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitFallback, ...(alerts ? { alerts } : {}) },
+      { redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions, dataDir, routing, clock, logger, thresholds, kitDatabase, operatorState, ...(alerts ? { alerts } : {}) },
       metrics.observer,
     );
     opened.push(() => pulse.close());
+    // Attached before the first snapshot a second from now, so the first transition is kept in history too.
+    if (pulse.alerts && history.alerts) pulse.alerts.attachHistory({ alerts: history.alerts, minutes: (channel, range) => history.minutes(channel, range) });
     // The instance that wrote a breaker transition records it: once for the fleet.
     pulse.routing.onTransition((t) => {
       history.breakers.record(t).catch((err: Error) => logger.warn({ err: err.message, channel: t.channel }, 'breaker transition not recorded in history'));
@@ -100,19 +105,13 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
     opened.push(() => snapshots.stop());
     const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots });
     opened.push(() => app.close());
-    if (pulse.alerts) {
-      if (history.alerts) pulse.alerts.attachHistory({ alerts: history.alerts, minutes: (channel, range) => history.minutes(channel, range) });
-      pulse.alerts.start();
-      // The alerts evaluate the process's health snapshot, so it runs live from here on.
-      pulse.snapshots.start();
-    }
     await app.listen({ port: config.port, host: config.host });
     const streamIngest = config.stream && redis ? await openStreamIngest({ redisUrl: redis, namespace, settings: config.stream, recorder: pulse, dataDir, logger }) : undefined;
     if (streamIngest) {
       opened.push(() => streamIngest.close());
       registerIngestStreamMetrics(metrics.registry, () => streamIngest.consumer.stats());
     }
-    return { pulse, history, snapshots, app, kitFallback: Boolean(kitFallback), streamIngest };
+    return { pulse, history, snapshots, app, kitDatabase: Boolean(kitDatabase), streamIngest };
   } catch (err) {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
@@ -164,7 +163,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = urlOf(config.host, port);
   logger.info(
-    { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, kitFallback: parts.kitFallback ? 'postgres' : 'none', auth: Boolean(config.token) },
+    { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, kitAuthority: parts.kitDatabase ? 'postgres' : 'redis', auth: Boolean(config.token) },
     'paypulse serving',
   );
   let closing: Promise<void> | null = null;

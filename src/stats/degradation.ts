@@ -1,10 +1,11 @@
 // One degradation switch per process, fed by the store calls it sees succeed or fail (docs/architecture.md):
 //   level 0  normal
 //   level 1  failed calls ≥ 5 % in every second for 10 s: the record path goes straight to the spill, reads
-//            come from the last known values and history, the kit falls back to PostgreSQL where it can
+//            come from the last known values and history
 //   level 2  failed calls ≥ 20 % in every second for 30 s: non-essential work pauses as well
 // Back to 0 only after failures stay under 1 % for 60 s, so a flapping Redis does not flip the process back
-// and forth. Seconds without store calls carry no evidence either way and neither break nor extend a run.
+// and forth. Seconds without store calls carry no evidence either way and neither break nor extend a run; while
+// the level is above 0, degradationProbe.ts makes one call a second so there is evidence to return on.
 import type { Clock } from '../clock.js';
 
 export type DegradationLevel = 0 | 1 | 2;

@@ -163,6 +163,7 @@ export class SuccessRateEngine implements SuccessRates {
       store: this.store.kind,
       strategy: this.settings.strategy,
       storeReachable: s.storeReachable,
+      unreachableChannels: this.recorder.unreachableChannels,
       bufferedOutcomes: this.recorder.bufferedOutcomes,
       spilledOutcomes: this.recorder.spilledOutcomes,
       droppedOutcomes: s.droppedOutcomes,

@@ -2,8 +2,12 @@
 // read once per interval. The stream, /v1/channels, the alert evaluator and the router's cache all read this
 // snapshot, so the store's read load is one refresh per interval whatever the number of readers
 // (docs/architecture.md, "One health snapshot").
+// A store that answers in part (a Redis Cluster with a master down) gives a snapshot in part: the channels it
+// read are fresh, the others keep their last values flagged `stale`, so readers act on the first and hold the
+// second (docs/storage.md, "One master down").
 import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
+import { PartialStoreFailure } from '../store/ports/partialFailure.js';
 import type { StatsStore, WindowCounts } from '../store/ports/stats.js';
 import type { PulseLogger, Rate } from '../types.js';
 import { toRate } from './rate.js';
@@ -22,6 +26,11 @@ export interface ChannelHealth extends SeriesHealth {
   channel: string;
   /** The channel's dims series known to this process, each with the same windows. */
   series: SeriesHealth[];
+  /**
+   * Present (true) when this refresh could not read the channel (its part of the store is down): its rates are
+   * the last ones read, each flagged `stale` (zero counts when it was never read).
+   */
+  stale?: true;
 }
 
 export interface HealthSnapshot {
@@ -39,6 +48,8 @@ export interface SnapshotStatus {
   failing: boolean;
   /** A refresh took longer than the interval: the snapshot is older than promised. */
   overrun: boolean;
+  /** Channels of the newest snapshot its refresh could not read (flagged stale in it); 0 when it read them all. */
+  staleChannels: number;
   lastError?: string;
   /** Clock time the first refresh of the current outage failed; absent while refreshes succeed. */
   failingSince?: number;
@@ -96,6 +107,8 @@ async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Pr
 
 interface ChunkReader {
   store: HealthSnapshotOptions['store'];
+  /** The previous snapshot: what a channel the store cannot read now keeps, flagged stale. */
+  previous: () => HealthSnapshot | undefined;
   series?: SeriesSource;
   windows: string[];
   windowsSec: number[];
@@ -109,18 +122,77 @@ function ratesOf(reader: ChunkReader, channel: string, dims: Record<string, stri
 }
 
 // One store read for the chunk: each channel with its dims series.
-async function readChunk(reader: ChunkReader, channels: string[], now: number): Promise<ChannelHealth[]> {
+// A chunk the store failed as a whole may be one whose channels all live on the node that is down: its channels
+// are stale, and `failures` gets the error, which fails the refresh when no chunk was read at all.
+async function readChunk(reader: ChunkReader, channels: string[], now: number, failures: unknown[]): Promise<ChannelHealth[]> {
   // The embedded store answers at once: without a turn of the event loop between chunks, a refresh over
   // every channel would be one long task, and requests (/healthz too) would wait for all of it.
   await setImmediate();
   const known = channels.map((channel) => reader.series?.seriesOf(channel) ?? []);
   const reads = channels.map((channel, i) => ({ channel, series: ['', ...known[i]!.map((s) => s.id)] }));
-  const counts = await reader.store.readWindowsMany(reads, reader.windowsSec, now);
-  return channels.map((channel, i) => ({
+  let counts: ReadonlyArray<WindowCounts[][] | undefined>;
+  try {
+    counts = await reader.store.readWindowsMany(reads, reader.windowsSec, now);
+  } catch (err) {
+    failures.push(err instanceof PartialStoreFailure ? err.firstError : err);
+    counts = err instanceof PartialStoreFailure ? (err as PartialStoreFailure<WindowCounts[][]>).results : [];
+  }
+  return channels.map((channel, i) => {
+    const read = counts[i];
+    if (!read) return unreadChannel(reader, channel, known[i]!, now);
+    return {
+      channel,
+      rates: ratesOf(reader, channel, undefined, read[0]!, now),
+      series: known[i]!.map((s, j) => ({ dims: s.dims, id: s.id, rates: ratesOf(reader, channel, s.dims, read[j + 1]!, now) })),
+    };
+  });
+}
+
+const noCounts: WindowCounts = { success: 0, failure: 0, started: 0, pending: 0 };
+
+/** A channel the store did not answer for: its last health, or zero counts, every rate flagged stale. */
+function unreadChannel(reader: ChunkReader, channel: string, known: Array<{ id: string; dims: Record<string, string> }>, now: number): ChannelHealth {
+  const last = reader.previous()?.channels.get(channel);
+  if (last) return staleChannel(last);
+  const zeros = reader.windows.map(() => noCounts);
+  return staleChannel({
     channel,
-    rates: ratesOf(reader, channel, undefined, counts[i]![0]!, now),
-    series: known[i]!.map((s, j) => ({ dims: s.dims, id: s.id, rates: ratesOf(reader, channel, s.dims, counts[i]![j + 1]!, now) })),
-  }));
+    rates: ratesOf(reader, channel, undefined, zeros, now),
+    series: known.map((s) => ({ dims: s.dims, id: s.id, rates: ratesOf(reader, channel, s.dims, zeros, now) })),
+  });
+}
+
+/** A channel's health with every rate flagged stale: the values are the last read, not now's. */
+export function staleChannel(health: ChannelHealth): ChannelHealth {
+  const stale = (rates: ChannelHealth['rates']) => Object.fromEntries(Object.entries(rates).map(([w, r]) => [w, { ...r, stale: true }]));
+  return { ...health, stale: true, rates: stale(health.rates), series: health.series.map((s) => ({ ...s, rates: stale(s.rates) })) };
+}
+
+/**
+ * The channel list is one key, on one node of a cluster: while that node is down, the previous snapshot's
+ * channels are read again (a channel first seen during that time joins once the list is readable). With no
+ * previous snapshot there is nothing to read, and the refresh fails.
+ */
+async function channelNames(store: HealthSnapshotOptions['store'], previous: HealthSnapshot | undefined, sinceMs: number, now: number): Promise<string[]> {
+  try {
+    return await store.listChannels(sinceMs, now);
+  } catch (err) {
+    if (!previous) throw err;
+    return [...previous.channels.keys()];
+  }
+}
+
+/** Channels the refresh could not read; throws the first failure when it read none: the store is down as a whole. */
+function countStale(healths: ChannelHealth[], failures: unknown[]): number {
+  const stale = healths.reduce((n, h) => n + (h.stale ? 1 : 0), 0);
+  if (stale > 0 && stale === healths.length) throw failures[0];
+  return stale;
+}
+
+/** Logged when the snapshot starts or stops reading in part, not at every refresh. */
+function logPartChange(logger: PulseLogger | undefined, before: number, now: number): void {
+  if (now > 0 && before === 0) logger?.warn({ staleChannels: now }, 'paypulse: health snapshot read in part; the channels of the unreachable part are stale');
+  if (now === 0 && before > 0) logger?.info({}, 'paypulse: health snapshot reads every channel again');
 }
 
 export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSnapshots {
@@ -129,11 +201,11 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
   const windowsSec = windows.map(parseWindow);
   const concurrency = options.readConcurrency ?? 2;
   const channelsPerRead = options.channelsPerRead ?? 200;
-  const reader: ChunkReader = { store, series: options.series, windows, windowsSec, minSamples };
+  const reader: ChunkReader = { store, previous: () => latest, series: options.series, windows, windowsSec, minSamples };
   const listeners = new Set<(snapshot: HealthSnapshot) => void>();
   const failingListeners = new Set<(status: SnapshotStatus) => void>();
   let latest: HealthSnapshot | undefined;
-  let status: SnapshotStatus = { lastAsOf: null, failing: false, overrun: false };
+  let status: SnapshotStatus = { lastAsOf: null, failing: false, overrun: false, staleChannels: 0 };
   let running: Promise<HealthSnapshot | undefined> | null = null;
   let timer: NodeJS.Timeout | undefined;
 
@@ -141,14 +213,17 @@ export function createHealthSnapshots(options: HealthSnapshotOptions): HealthSna
     const started = performance.now();
     const now = clock.now();
     try {
-      const names = await store.listChannels(now - horizonMs, now);
+      const names = await channelNames(store, latest, now - horizonMs, now);
       const chunks = Array.from({ length: Math.ceil(names.length / channelsPerRead) }, (_, i) => names.slice(i * channelsPerRead, (i + 1) * channelsPerRead));
-      const healths = (await mapLimited(chunks, concurrency, (chunk) => readChunk(reader, chunk, now))).flat();
+      const failures: unknown[] = [];
+      const healths = (await mapLimited(chunks, concurrency, (chunk) => readChunk(reader, chunk, now, failures))).flat();
+      const staleChannels = countStale(healths, failures);
       const durationMs = performance.now() - started;
       latest = { asOf: now, durationMs, channels: new Map(healths.map((h) => [h.channel, h])) };
       const recovered = status.failing;
       if (recovered) logger?.info({}, 'paypulse: health snapshot readable again');
-      status = { lastAsOf: now, failing: false, overrun: durationMs > intervalMs };
+      logPartChange(logger, status.staleChannels, staleChannels);
+      status = { lastAsOf: now, failing: false, overrun: durationMs > intervalMs, staleChannels };
       if (recovered) for (const listener of failingListeners) listener(status);
       // Past one chunk, each listener on a turn of its own: the stream's page, routing's first slice and the
       // name limits' learning each take milliseconds at 10,000 channels, and together with the last chunk's

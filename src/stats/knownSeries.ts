@@ -3,7 +3,7 @@
 // without a store scan. Bounded: at most `maxPerChannel` series a channel and `maxChannels` channels, the
 // least recently seen evicted first; a series not seen within `horizonMs` is forgotten.
 import type { SeriesSource } from './healthSnapshot.js';
-import { SeriesPlan } from './series.js';
+import { dimsOfSeriesId, SeriesPlan } from './series.js';
 
 export interface KnownSeriesOptions {
   dimensions: string[][];
@@ -46,7 +46,7 @@ export class KnownSeries implements SeriesSource {
       for (const id of ids) {
         const entry = series.get(id);
         series.delete(id);
-        series.set(id, { dims: entry?.dims ?? this.dimsOf(id), lastSeenMs: Math.max(entry?.lastSeenMs ?? 0, o.at) });
+        series.set(id, { dims: entry?.dims ?? dimsOfSeriesId(id), lastSeenMs: Math.max(entry?.lastSeenMs ?? 0, o.at) });
         if (series.size > this.maxPerChannel) series.delete(series.keys().next().value!);
       }
     }
@@ -62,14 +62,5 @@ export class KnownSeries implements SeriesSource {
       else out.push({ id, dims: entry.dims });
     }
     return out.sort((a, b) => a.id.localeCompare(b.id));
-  }
-
-  private dimsOf(id: string): Record<string, string> {
-    const dims: Record<string, string> = {};
-    for (const pair of id.split(',')) {
-      const at = pair.indexOf('=');
-      dims[pair.slice(0, at)] = pair.slice(at + 1);
-    }
-    return dims;
   }
 }

@@ -9,10 +9,14 @@
 // Once a write has failed, the store is known to be down: new outcomes go
 // straight to the buffer, not to a store that would make each caller wait the timeout again, until the
 // background retry (the probe) sees the store answer.
+// A store can also fail in part: a Redis Cluster with one master down answers every channel but that master's.
+// Then only the unanswered channels are down (downChannels.ts).
 import type { Clock } from '../clock.js';
+import { PartialStoreFailure } from '../store/ports/partialFailure.js';
 import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/ports/stats.js';
 import type { Outcome, PulseLogger } from '../types.js';
 import { nextBatchSize } from './batchSize.js';
+import { DownChannels } from './downChannels.js';
 import { hashId } from './hash.js';
 import type { RecordVerdict } from './recordResults.js';
 import type { SeriesPlan } from './series.js';
@@ -68,6 +72,7 @@ export class Recorder {
   private outcomesAtStore = 0;
   private idleWaiters: Array<() => void> = [];
   private retryTimer: NodeJS.Timeout | undefined;
+  private readonly downChannels: DownChannels;
   readonly stats: RecorderStats = {
     storeReachable: true,
     storeErrors: 0,
@@ -89,6 +94,7 @@ export class Recorder {
     /** Called with each store write's verdict, for the degradation switch. */
     private readonly onStoreCall?: (failed: boolean) => void,
   ) {
+    this.downChannels = new DownChannels(logger);
     // What an earlier process spilled goes to the store as soon as it answers.
     if (spill && spill.pendingOutcomes > 0) this.scheduleRetry();
   }
@@ -96,6 +102,11 @@ export class Recorder {
   /** Outcomes in the durable spill, waiting for the store. */
   get spilledOutcomes(): number {
     return this.spill?.pendingOutcomes ?? 0;
+  }
+
+  /** Channels the store did not answer while it answered others (a cluster master down); 0 when whole. */
+  get unreachableChannels(): number {
+    return this.downChannels.size;
   }
 
   get bufferedOutcomes(): number {
@@ -142,7 +153,8 @@ export class Recorder {
       // Buffered outcomes go first: they are older, and order matters (pending before success).
       const batch = this.queue.splice(0, nextBatchSize(this.queue, this.settings.maxBatch, maxInFlight - this.inFlight));
       const room = this.settings.maxBatch - batch.length;
-      if (room > 0 && this.stats.storeReachable && this.buffer.length > 0) batch.unshift(...this.buffer.splice(0, room));
+      // Not while some channels are down: theirs would go back to the buffer behind newer outcomes.
+      if (room > 0 && this.stats.storeReachable && this.downChannels.size === 0 && this.buffer.length > 0) batch.unshift(...this.buffer.splice(0, room));
       this.inFlight++;
       void this.writeBatch(batch).finally(() => {
         this.inFlight--;
@@ -183,9 +195,12 @@ export class Recorder {
       const reason = 'store known to be down';
       // Not asked, but unusable: the degradation switch counts it as a failed call, or an outage would read as calm.
       this.onStoreCall?.(true);
-      await Promise.all([...byChannel.values()].map((items) =>
-        this.spill && items.every((i) => i.outcome) ? this.spillFailed(items, reason, false) : this.bufferFailed(items, reason, false)));
+      await Promise.all([...byChannel.values()].map((items) => this.holdItems(items, reason, false)));
       return false;
+    }
+    if (!probe && this.downChannels.size > 0) {
+      await Promise.all(this.downChannels.takeFrom(byChannel).map((items) => this.holdItems(items, 'its store node is down', false, false)));
+      if (byChannel.size === 0) return false;
     }
     let ok = true;
     const channels = [...byChannel.keys()];
@@ -194,17 +209,18 @@ export class Recorder {
     this.outcomesAtStore += batch.length;
     const timeoutMs = this.settings.recordTimeoutMs + Math.ceil(this.outcomesAtStore * perOutcomeAllowanceMs);
     const lists = channels.map((channel) => byChannel.get(channel)!);
-    const write = this.store.recordBatches(channels.map((channel, c) => ({ channel, outcomes: lists[c]!.map((i) => i.stored) })), now, timeoutMs).then(
+    const write = this.store.recordBatches(channels.map((channel, c) => ({ channel, outcomes: lists[c]!.map((i) => i.stored) })), now, timeoutMs).then<void, void>(
       (codes) => {
         this.onStoreCall?.(false);
         lists.forEach((items, c) => items.forEach((item, i) => settle(item, verdictOfCode[codes[c]![i]!] ?? 'accepted')));
+        this.downChannels.answered(channels);
       },
-      (err: unknown) => {
+      async (err: unknown) => {
         ok = false;
+        if (err instanceof PartialStoreFailure) return this.writtenInPart(channels, lists, err as PartialStoreFailure<RecordCode[]>);
         this.onStoreCall?.(true);
-        // The channels share calls, so a failure is the whole batch's (kept per channel for the spill's check).
-        return Promise.all(lists.map((items) =>
-          this.spill && items.every((i) => i.outcome) ? this.spillFailed(items, err) : this.bufferFailed(items, err)));
+        // Every call failed: the store is down (kept per channel for the spill's check).
+        await Promise.all(lists.map((items) => this.holdItems(items, err)));
       },
     );
     const touch = this.store.touchChannels(channels, now, timeoutMs).catch(() => undefined);
@@ -213,23 +229,49 @@ export class Recorder {
     this.stats.batches++;
     this.stats.lastBatchSize = batch.length;
     this.onBatch?.(batch.length, performance.now() - started);
-    if (ok && !this.stats.storeReachable) {
-      this.stats.storeReachable = true;
-      this.logger?.info({ buffered: this.buffer.length }, 'paypulse: store reachable again, writing buffered outcomes');
-    }
+    if (ok && !this.stats.storeReachable) this.reachableAgain();
     if (ok && (this.buffer.length > 0 || this.spilledOutcomes > 0)) this.scheduleRetry();
     return ok;
   }
 
+  private reachableAgain(): void {
+    this.stats.storeReachable = true;
+    this.logger?.info({ buffered: this.buffer.length }, 'paypulse: store reachable again, writing buffered outcomes');
+  }
+
+  /**
+   * A write the store answered for some channels only: those are settled as usual and marked up; the others
+   * are down, their outcomes buffered. The store as a whole stays reachable, and the degradation switch
+   * hears a success: the switch moves every store call, and most of the store answers.
+   */
+  private async writtenInPart(channels: string[], lists: Item[][], err: PartialStoreFailure<RecordCode[]>): Promise<void> {
+    this.onStoreCall?.(false);
+    this.stats.storeErrors++;
+    lists.forEach((items, c) => items.forEach((item, i) => err.results[c] && settle(item, verdictOfCode[err.results[c]![i]!] ?? 'accepted')));
+    this.downChannels.answered(channels.filter((_, c) => err.results[c]));
+    if (!this.stats.storeReachable) this.reachableAgain();
+    this.downChannels.down(channels.filter((_, c) => !err.results[c]), err.firstError);
+    await Promise.all(lists.filter((_, c) => !err.results[c]).map((items) => this.holdItems(items, err.firstError, false, false)));
+  }
+
+  /**
+   * To the spill when it can take them (every item has its public shape), else to the memory buffer.
+   * `storeFailed`: the store was asked (a store error); `wholeStore`: the store is down, not a part of it.
+   */
+  private async holdItems(items: Item[], reason: unknown, storeFailed = true, wholeStore = true): Promise<void> {
+    if (this.spill && items.every((i) => i.outcome)) return this.spillFailed(items, reason, storeFailed, wholeStore);
+    this.bufferFailed(items, reason, storeFailed, wholeStore);
+  }
+
   /** Durable first: `buffered` is answered only once the journal has the outcomes on disk. */
-  private async spillFailed(items: Item[], err: unknown, storeFailed = true): Promise<void> {
-    this.noteUnreachable(err, storeFailed);
+  private async spillFailed(items: Item[], err: unknown, storeFailed = true, wholeStore = true): Promise<void> {
+    if (wholeStore) this.noteUnreachable(err, storeFailed);
     try {
       await this.spill!.spill(items.map((i) => i.outcome!));
     } catch (spillErr) {
       // A full journal or a failing disk: the bounded memory buffer is what is left.
       this.logger?.error({ err: String(spillErr) }, 'paypulse: spill journal refused outcomes; buffering them in memory');
-      this.bufferFailed(items, err, false);
+      this.bufferFailed(items, err, false, wholeStore);
       return;
     }
     for (const item of items) settle(item, 'buffered');
@@ -258,14 +300,20 @@ export class Recorder {
       if (list.length === 0) byChannel.set(o.channel, list);
       list.push(this.toStored(o));
     }
+    const channels = [...byChannel.keys()];
+    const timeoutMs = this.settings.recordTimeoutMs + Math.ceil(outcomes.length * perOutcomeAllowanceMs);
     try {
-      const timeoutMs = this.settings.recordTimeoutMs + Math.ceil(outcomes.length * perOutcomeAllowanceMs);
       await this.store.recordBatches([...byChannel].map(([channel, outcomes]) => ({ channel, outcomes })), now, timeoutMs);
-      await this.store.touchChannels([...byChannel.keys()], now, timeoutMs).catch(() => undefined);
+      await this.store.touchChannels(channels, now, timeoutMs).catch(() => undefined);
       this.onStoreCall?.(false);
+      this.downChannels.answered(channels);
       return true;
-    } catch {
-      this.onStoreCall?.(true);
+    } catch (err) {
+      // In part: the journal keeps the whole file, and what did land comes back a duplicate next time.
+      if (err instanceof PartialStoreFailure) {
+        this.onStoreCall?.(false);
+        this.downChannels.answered(channels.filter((_, c) => err.results[c]));
+      } else this.onStoreCall?.(true);
       return false;
     }
   }
@@ -281,8 +329,8 @@ export class Recorder {
     };
   }
 
-  private bufferFailed(items: Item[], err: unknown, storeFailed = true): void {
-    this.noteUnreachable(err, storeFailed);
+  private bufferFailed(items: Item[], err: unknown, storeFailed = true, wholeStore = true): void {
+    if (wholeStore) this.noteUnreachable(err, storeFailed);
     const room = this.settings.bufferLimit - this.buffer.length;
     const kept = items.slice(0, Math.max(0, room));
     const dropped = items.length - kept.length;

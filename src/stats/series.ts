@@ -1,13 +1,34 @@
 // A series is what statistics are kept for: the channel itself ('') or one configured dimension set of
 // it, e.g. `currency=USD,method=card`. Names are sorted, so the same dims always give the same id.
 import { ValidationError } from '../errors.js';
+import { ownEntry } from '../ownEntry.js';
+import { seriesPartText } from '../store/keys/escape.js';
 
 export const channelSeries = '';
 
 /**
+ * The id of the series of `dims` over `names` (all of its names unless given, sorted): each name and value
+ * escaped, so the id goes into keys as it is and reads back by dimsOfSeriesId whatever the text.
+ */
+export function seriesIdOf(dims: Readonly<Record<string, string>>, names: readonly string[] = Object.keys(dims).sort()): string {
+  return names.map((name) => `${seriesPartText.encode(name)}=${seriesPartText.encode(dims[name]!)}`).join(',');
+}
+
+/** The dims of a series id (seriesIdOf's inverse); the channel series has none. */
+export function dimsOfSeriesId(id: string): Record<string, string> {
+  if (id === channelSeries) return {};
+  return Object.fromEntries(
+    id.split(',').map((pair) => {
+      const at = pair.indexOf('=');
+      return [seriesPartText.decode(pair.slice(0, at)), seriesPartText.decode(pair.slice(at + 1))];
+    }),
+  );
+}
+
+/**
  * Marks the excused twin of a series: failures whose code is not the channel's fault count in the series as
- * usual and once more in its twin, so routing can subtract them while the plain rate keeps them. `!` cannot
- * occur in a dims value, so no real series collides with a twin.
+ * usual and once more in its twin, so routing can subtract them while the plain rate keeps them. seriesIdOf
+ * escapes `!`, so no real series collides with a twin.
  */
 export const excusedMark = '!excused';
 
@@ -45,7 +66,7 @@ export class SeriesPlan {
     const ids = [channelSeries];
     if (dims) {
       for (const set of this.sets) {
-        if (set.every((name) => dims[name] !== undefined)) ids.push(set.map((name) => `${name}=${dims[name]}`).join(','));
+        if (set.every((name) => ownEntry(dims, name) !== undefined)) ids.push(seriesIdOf(dims, set));
       }
     }
     if (failureCode === undefined || !this.excused.has(failureCode)) return ids;
@@ -70,6 +91,6 @@ export class SeriesPlan {
         { index: 0, field: 'dims', reason: `[${names.join(', ')}] is not a configured dimension set` },
       ]);
     }
-    return names.map((name) => `${name}=${dims[name]}`).join(',');
+    return seriesIdOf(dims, names);
   }
 }

@@ -4,7 +4,7 @@ import { PayPulseError } from '../errors.js';
 import type { EngineSettings } from '../store/ports/stats.js';
 import type { PulseOptions, Strategy } from '../types.js';
 import { namespacePattern } from '../store/keys/index.js';
-import { dimNamePattern } from './validate.js';
+import { isDimensionName } from './validate.js';
 import { parseWindow } from './windows.js';
 
 export const defaultWindows = ['1m', '5m', '15m', '1h'];
@@ -60,7 +60,7 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
   if (skewToleranceMs > 3600_000) throw new PayPulseError('PP_ERR_CONFIG', `skewToleranceMs must be at most 3600000 (an hour), got ${skewToleranceMs}`);
   const dimensions = options.dimensions ?? [];
   for (const set of dimensions) {
-    if (!Array.isArray(set) || set.length === 0 || set.some((d) => typeof d !== 'string' || !dimNamePattern.test(d))) {
+    if (!Array.isArray(set) || set.length === 0 || set.some((d) => !isDimensionName(d))) {
       throw new PayPulseError('PP_ERR_CONFIG', `dimensions: each set must be a non-empty list of names, got ${JSON.stringify(set)}`);
     }
   }

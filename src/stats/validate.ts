@@ -25,6 +25,17 @@ export const channelPattern = /^[A-Za-z0-9._:-]{1,64}$/;
  * Prometheus label names may not start with a digit.
  */
 export const dimNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
+/**
+ * Names every object inherits (`toString`, `constructor`, `valueOf` …): as dimension names a plain-object
+ * lookup finds a function on every outcome, so they are refused wherever a dimension is named.
+ */
+export const inheritedNames: readonly string[] = Object.getOwnPropertyNames(Object.prototype).filter((name) => dimNamePattern.test(name)).sort();
+const inherited: ReadonlySet<string> = new Set(inheritedNames);
+
+/** The one rule for a dimension name: configured sets, outcome dims, route dims and query dims all use it. */
+export function isDimensionName(name: unknown): name is string {
+  return typeof name === 'string' && dimNamePattern.test(name) && !inherited.has(name);
+}
 /** Dimension values end up inside series ids (`name=value,…`) and Redis keys: no separators, no spaces. */
 export const dimValuePattern = /^[A-Za-z0-9._:/+-]{1,64}$/;
 
@@ -46,7 +57,7 @@ export const reasons = {
   latencyMs: 'must be a non-negative number',
   dims: 'must be an object of name → value strings',
   tooManyDims: `must have at most ${outcomeLimits.dims} dimensions`,
-  dimName: `name must be 1–${outcomeLimits.dimNameChars} characters of [A-Za-z0-9_], starting with a letter`,
+  dimName: `name must be 1–${outcomeLimits.dimNameChars} characters of [A-Za-z0-9_], starting with a letter, and not a name every object has (toString, constructor …)`,
   dimNotConfigured: 'is not a configured dimension',
   dimValue: `value must be 1–${outcomeLimits.dimValueChars} characters of [A-Za-z0-9._:/+-]`,
 } as const;
@@ -116,7 +127,8 @@ function addOutcomeIssues(item: unknown, index: number, rules: ValidationRules, 
   }
 }
 
-function dimsIssues(dims: unknown, index: number, rules: ValidationRules, issues: FieldIssue[]): void {
+/** The one check of a dims object: an outcome's, and a rate query's `dims=` (src/server/routes/channels.ts). */
+export function dimsIssues(dims: unknown, index: number, rules: ValidationRules, issues: FieldIssue[]): void {
   if (typeof dims !== 'object' || dims === null || Array.isArray(dims)) {
     issues.push({ index, field: 'dims', reason: reasons.dims });
     return;
@@ -128,7 +140,7 @@ function dimsIssues(dims: unknown, index: number, rules: ValidationRules, issues
   }
   for (const [name, value] of entries) {
     const field = `dims.${name}`;
-    if (!dimNamePattern.test(name)) issues.push({ index, field, reason: reasons.dimName });
+    if (!isDimensionName(name)) issues.push({ index, field, reason: reasons.dimName });
     else if (rules.allowedDims && !rules.allowedDims.has(name)) issues.push({ index, field, reason: reasons.dimNotConfigured });
     if (typeof value !== 'string' || !dimValuePattern.test(value)) issues.push({ index, field, reason: reasons.dimValue });
   }

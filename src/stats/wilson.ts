@@ -1,6 +1,6 @@
 // 95 % Wilson score interval: unlike the normal approximation it stays inside [0, 1] and is honest
 // for the small samples a quiet channel has (fewer than ~100 samples make a jumpy rate; docs/background.md).
-const z95 = 1.959963984540054;
+export const z95 = 1.959963984540054;
 
 export function wilson(success: number, total: number): { low: number | null; high: number | null } {
   return wilsonAt(success, total, z95);

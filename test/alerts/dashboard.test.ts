@@ -52,4 +52,34 @@ describe('alerts on the dashboard', () => {
     await page.waitForFunction(() => Number(document.querySelector('#chart')?.getAttribute('data-markers')) >= 1, undefined, { timeout: WAIT_MS });
     expect(browser.problems).toEqual([]);
   }, 120_000);
+
+  it('shows the alerts of a service that needs a token, and says so when they cannot be read', async () => {
+    const token = 'dashboard-alerts-token-0123456789';
+    const guarded = await startService({ ...defaultConfig, port: 0, token, logLevel: 'silent', alerts: { evaluateEvery: '1s', silent: false, log: false } });
+    const tokenBrowser = await launchChromium();
+    try {
+      const { page } = tokenBrowser;
+      const failing = outcomes('guarded-bank', 400, 'failure');
+      const sent = await fetch(`${guarded.url}/v1/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ outcomes: failing }) });
+      expect(sent.status).toBeLessThan(300);
+      page.on('dialog', (dialog) => void dialog.accept(token));
+      await openDashboard(page, guarded.url, WAIT_MS);
+      const row = page.locator('#alerts-body tr').filter({ hasText: 'guarded-bank' });
+      await row.waitFor({ timeout: WAIT_MS });
+      expect(await page.getByText('No alert is firing.').isHidden()).toBe(true);
+      expect(await row.innerText()).toMatch(/Critical/);
+      expect(tokenBrowser.problems.filter((p) => !p.includes('401'))).toEqual([]);
+
+      // A token that stops working: the page says it cannot read the service, never that no alert is firing.
+      await page.evaluate(() => sessionStorage.setItem('paypulse.token', 'wrong-token-wrong-token'));
+      page.removeAllListeners('dialog');
+      page.on('dialog', (dialog) => void dialog.dismiss());
+      await page.reload();
+      await page.getByText(/Cannot reach PayPulse/).waitFor({ timeout: WAIT_MS });
+      expect(await page.getByText('No alert is firing.').count()).toBe(0);
+    } finally {
+      await tokenBrowser.close();
+      await guarded.close();
+    }
+  }, 120_000);
 });

@@ -52,6 +52,9 @@ describe.each(engines)('alert evaluation on $name, 2 to 4 instances', (engine) =
       expect(firing.evidence.topCodes[0]!.count).toBeGreaterThan(0);
       expect(firing.rate!.high!).toBeLessThan(0.95);
       expect(firing.dashboardUrl).toContain('channel=acq-a');
+      // The window named is the one quoted, in the notification and in what every instance shows.
+      for (const n of during) expect(n.window).toBe(n.rate!.window);
+      for (const a of fleet.instances[0]!.evaluator.active()) expect(a.window).toBe(a.rate!.window);
       await drive(fleet, traffic, minutes(16));
       const all = transitionsOf(fleet);
       expect(all.slice(3).at(-1)).toMatch(/^resolved:/);

@@ -1,7 +1,7 @@
 // The page's number and state formatting, in Node: the same ES module the browser loads.
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain JS module of the page, without type declarations
-import { ago, interval, percent, severity, windowSeconds } from '../../web/format.js';
+import { ago, colourSlot, interval, percent, severity, windowSeconds } from '../../web/format.js';
 
 const thresholds = { warn: 0.95, major: 0.8, critical: 0.5 };
 
@@ -35,5 +35,19 @@ describe('dashboard formatting', () => {
 
   it('orders windows by their length', () => {
     expect(['1h', '30s', '5m', '15m'].sort((a, b) => windowSeconds(a) - windowSeconds(b))).toEqual(['30s', '5m', '15m', '1h']);
+  });
+
+  it('gives a channel the same colour on every load, and channels on one chart distinct ones', () => {
+    const names = ['alipay', 'wechat', 'card-visa', 'bank-x', 'paypal', 'klarna'];
+    const assign = (order: string[]) => {
+      const slots = new Map<string, number>();
+      for (const name of order) slots.set(name, colourSlot(name, new Set(slots.values()), 8));
+      return slots;
+    };
+    const first = assign(names);
+    expect(new Set(first.values()).size).toBe(names.length);
+    // A channel alone on the chart, whatever else was seen before, gets its own home colour.
+    for (const name of names) expect(assign([name]).get(name)).toBe(colourSlot(name, new Set(), 8));
+    expect(assign(names)).toEqual(first);
   });
 });

@@ -7,6 +7,8 @@ import { requireTokens } from '../../src/server/auth.js';
 import { installErrorHandlers } from '../../src/server/httpErrors.js';
 import { registerRoutingRoutes } from '../../src/server/routes/routing.js';
 import { sharedSchemas } from '../../src/server/schemas.js';
+import { createRegistry } from '../../src/server/metrics/registry.js';
+import { registerRoutingMetrics } from '../../src/server/metrics/routingMetrics.js';
 import { createStack, outcomes, type Stack } from './stack.js';
 
 const token = 'route-secret';
@@ -44,7 +46,10 @@ describe('routing API over a socket', () => {
     const ok = await send('POST', '/v1/route', { candidates: ['bank-x', 'alipay'], amount: 12.5, requestId: 'r-1' });
     expect(ok.status).toBe(200);
     const decision = await ok.json();
-    expect(decision).toMatchObject({ channel: 'alipay', failOpen: false, stale: false });
+    expect(decision).toMatchObject({ channel: 'alipay', failOpen: false, stale: false, reason: 'best' });
+    const registry = createRegistry();
+    registerRoutingMetrics(registry, stack.routing);
+    expect(await registry.metrics()).toContain('paypulse_route_decisions_total{channel="alipay",reason="best"} 1');
     expect(decision.ranked.map((r: { channel: string }) => r.channel)).toEqual(['alipay', 'bank-x']);
     for (const [body, field] of [
       [{ candidates: [] }, 'candidates'],

@@ -97,6 +97,17 @@ describe('loadConfig', () => {
     expect(errorLines(() => loadConfig({ env: {}, configPath: file('broken.json', '{ "port": ') }))[0]).toMatch(/broken\.json: not valid JSON/);
     expect(errorLines(() => loadConfig({ env: {}, configPath: file('list.yaml', '- 1\n- 2\n') }))[0]).toMatch(/must hold an object/);
   });
+
+  it.each([
+    ['proto.json', '{"__proto__": {"token": "abcdefghijklmnopqrstu"}, "host": "0.0.0.0"}', ['__proto__']],
+    ['proto.yaml', '__proto__:\n  token: abcdefghijklmnopqrstu\nhost: 0.0.0.0\n', ['__proto__']],
+    ['nested.json', '{"alerts": {"constructor": {"prototype": {"window": "1m"}}}, "routing": {"channels": {"__proto__": {"weight": 2}}}}', ['alerts.constructor', 'routing.channels.__proto__']],
+    ['listed.json', '{"dimensions": [["method"], {"__proto__": ["x"]}]}', ['dimensions[1].__proto__']],
+  ])('refuses prototype keys in %s, naming each path, and never takes a setting through them', (name, text, paths) => {
+    const path = file(name, text);
+    const lines = errorLines(() => loadConfig({ env: {}, configPath: path }));
+    expect(lines).toEqual(paths.map((p) => `${path}: ${p}: prototype keys (__proto__, constructor, prototype) are not settings`));
+  });
 });
 
 describe('isLoopback', () => {

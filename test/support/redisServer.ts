@@ -23,7 +23,20 @@ export interface LocalRedis {
 export interface LocalCluster {
   /** Root node URLs, one per master. */
   urls: string[];
+  /** The masters' ports, in `urls` order. */
+  ports: number[];
+  /** Index (in `urls`) of the master serving `slot`, as CLUSTER SLOTS of a live master says. */
+  masterOfSlot(slot: number): number;
+  /** SIGKILL master `index` (a crash). Without replicas nobody takes its slots over. */
+  killMaster(index: number): Promise<void>;
+  /** Starts master `index` again on its port with its node file: it rejoins with its slots, empty. */
+  restartMaster(index: number): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  /** More redis-server arguments for every master, e.g. `['--cluster-require-full-coverage', 'no']`. */
+  extraArgs?: string[];
 }
 
 export async function freePort(): Promise<number> {
@@ -109,16 +122,16 @@ export async function startRedis(extraArgs: string[] = [], options: { port?: num
 }
 
 /** Three masters, no replicas: the smallest real Redis Cluster. */
-export async function startCluster(masters = 3): Promise<LocalCluster> {
+export async function startCluster(masters = 3, options: ClusterOptions = {}): Promise<LocalCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'paypulse-cluster-'));
   const ports: number[] = [];
   const children: ChildProcess[] = [];
+  const spawnMaster = (port: number) =>
+    spawnRedis(port, dir, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, ...(options.extraArgs ?? [])]);
   for (let i = 0; i < masters; i++) {
     const port = await freePort();
     ports.push(port);
-    children.push(
-      spawnRedis(port, dir, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`]),
-    );
+    children.push(spawnMaster(port));
   }
   await Promise.all(ports.map((p) => waitForPort(p)));
   const created = spawnSync(
@@ -138,6 +151,25 @@ export async function startCluster(masters = 3): Promise<LocalCluster> {
   }
   return {
     urls: ports.map((p) => `redis://127.0.0.1:${p}`),
+    ports,
+    masterOfSlot: (slot) => {
+      for (const [i, port] of ports.entries()) {
+        if (children[i]!.exitCode !== null || children[i]!.signalCode !== null) continue;
+        const lines = spawnSync('redis-cli', ['-p', String(port), 'cluster', 'slots'], { encoding: 'utf8' }).stdout.split('\n');
+        // Each range prints as: start, end, master ip, master port, master id (and its replicas after).
+        for (let l = 0; l + 3 < lines.length; l++) {
+          const [start, end, , owner] = lines.slice(l, l + 4).map((x) => Number(x.trim()));
+          if (slot >= start! && slot <= end! && ports.includes(owner!)) return ports.indexOf(owner!);
+        }
+      }
+      throw new Error(`no live master knows slot ${slot}`);
+    },
+    killMaster: (index) => killChild(children[index]),
+    restartMaster: async (index) => {
+      await killChild(children[index]);
+      children[index] = spawnMaster(ports[index]!);
+      await waitForPort(ports[index]!);
+    },
     stop: async () => {
       await Promise.all(children.map(killChild));
       rmSync(dir, { recursive: true, force: true });

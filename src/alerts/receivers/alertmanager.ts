@@ -3,7 +3,7 @@
 // live and resolves it by itself if we die; a resolved one is sent with `endsAt` now. Every instance re-sends
 // what it sees firing, as an HA pair of Prometheus servers does; Alertmanager de-duplicates by labels.
 // A level change changes the `severity` label, so the old severity is ended as the new one starts.
-import { summaryOf, type ActiveAlert, type AlertNotification } from '../notification.js';
+import { concentrationText, intervalText, percent, summaryOf, type ActiveAlert, type AlertNotification } from '../notification.js';
 import type { AlertmanagerReceiverConfig, Level } from '../rules.js';
 import { DeliveryQueue, type DeliveryOptions } from './delivery.js';
 
@@ -33,14 +33,14 @@ export function amAnnotations(a: Described, level: Level, transition: string): R
     dashboard: a.dashboardUrl,
   };
   if (a.rate) {
-    out.rate = String(a.rate.rate);
-    out.interval = `${a.rate.low}–${a.rate.high}`;
+    out.rate = percent(a.rate.rate);
+    out.interval = intervalText(a.rate);
     out.total = String(a.rate.total);
   }
   if (a.evidence.failedRequests.length > 0) out.failed_request_ids = a.evidence.failedRequests.map((f) => f.requestId).join(',');
   if (a.evidence.topCodes.length > 0) out.top_codes = a.evidence.topCodes.map((c) => `${c.code}:${c.count}`).join(',');
   if (a.evidence.concentration.length > 0) {
-    out.concentration = a.evidence.concentration.map((c) => `${Object.entries(c.dims).map(([k, v]) => `${k}=${v}`).join(' ')} ${c.rate?.toFixed(3)}`).join('; ');
+    out.concentration = a.evidence.concentration.map(concentrationText).join('; ');
   }
   return out;
 }

@@ -1,6 +1,6 @@
--- The kit's callback marks and locks on PostgreSQL, used while Redis is degraded (degradation level ≥ 1) so a
--- duplicate callback during a Redis outage still runs its handler once (docs/background.md: unique indexes are the last
--- guard). Keys are the kit's Redis key names, so both stores agree on what a mark or a lock is called.
+-- The kit's callback marks and locks on PostgreSQL, their one authority when a kit database is configured
+-- (src/store/postgres/kitAuthority.ts; docs/background.md: unique indexes are the last guard).
+-- Keys are the kit's key names, the same the Redis and memory engines use.
 -- Expiry uses the database's clock, as Redis uses its own for TTLs; expired rows are taken over in place.
 CREATE TABLE IF NOT EXISTS kit_idempotency (
   key          text        PRIMARY KEY,
@@ -12,8 +12,8 @@ CREATE TABLE IF NOT EXISTS kit_idempotency (
 );
 CREATE INDEX IF NOT EXISTS kit_idempotency_expires_idx ON kit_idempotency (expires_at);
 
--- One row per lock resource. The row outlives the lease (owner NULL once released), so the fence keeps
--- increasing per resource: max(previous + 1, now ms × 1000), the rule the Redis and memory engines follow.
+-- One row per lock resource (owner NULL once released). Fences come from the sequence of migration 005, so an
+-- expired row may be pruned without a later fence falling below it.
 CREATE TABLE IF NOT EXISTS kit_locks (
   resource     text        PRIMARY KEY,
   owner        text,

@@ -4,7 +4,7 @@ import client from 'prom-client';
 import { alertNotificationMetrics } from '../../alerts/metrics.js';
 import type { PulseObserver } from '../../observer.js';
 import type { Outcome, RecordManyResult } from '../../types.js';
-import type { ChannelLabel } from './registry.js';
+import { boundedCodeLabels, type ChannelLabel } from './registry.js';
 
 function ingestMetrics(registry: client.Registry, channelLabel: ChannelLabel): Required<PulseObserver>['onRecord'] {
   const received = new client.Counter({
@@ -13,6 +13,15 @@ function ingestMetrics(registry: client.Registry, channelLabel: ChannelLabel): R
     labelNames: ['channel', 'status'],
     registers: [registry],
   });
+  // Failures by decline code: which code an incident is made of, for dashboards and rules. Successes carry no
+  // code, so a separate counter keeps the series to channels × codes rather than × statuses too.
+  const failureCodes = new client.Counter({
+    name: 'paypulse_failure_codes_total',
+    help: 'Failed outcomes handed to the store, by channel and code (10 codes a channel, then _other; unknown: no code).',
+    labelNames: ['channel', 'code'],
+    registers: [registry],
+  });
+  const codeLabel = boundedCodeLabels();
   const recorded = new client.Counter({
     name: 'paypulse_outcomes_recorded_total',
     help: 'What the store did with received outcomes: accepted, duplicate, corrected, stale, buffered.',
@@ -46,13 +55,23 @@ function ingestMetrics(registry: client.Registry, channelLabel: ChannelLabel): R
     // Count per (label, status) locally first: one prom-client call per label pair, not per outcome nor per
     // channel past the label limit (a batch of 1,000 new channels past it made 1,000 calls, ≈ 1 ms).
     const counts = new Map<string, number>();
+    const codes = new Map<string, number>();
     for (const o of outcomes) {
-      const key = `${channelLabel(o.channel)}\u0000${o.status}`;
+      const channel = channelLabel(o.channel);
+      const key = `${channel}\u0000${o.status}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
+      if (o.status === 'failure') {
+        const codeKey = `${channel}\u0000${codeLabel(channel, o.code)}`;
+        codes.set(codeKey, (codes.get(codeKey) ?? 0) + 1);
+      }
     }
     for (const [key, n] of counts) {
       const [channel, status] = key.split('\u0000') as [string, string];
       received.inc({ channel, status }, n);
+    }
+    for (const [key, n] of codes) {
+      const [channel, code] = key.split('\u0000') as [string, string];
+      failureCodes.inc({ channel, code }, n);
     }
     recorded.inc({ result: 'accepted' }, result.accepted);
     recorded.inc({ result: 'duplicate' }, result.duplicates);

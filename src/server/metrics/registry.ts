@@ -46,3 +46,20 @@ export function boundedChannelLabels(): ChannelLabel {
     return channel;
   };
 }
+
+/** Failure codes kept as labels per channel: the first ones seen; a channel's later new codes count as `_other`. */
+const maxCodeLabelsPerChannel = 10;
+
+/** The label for a channel's failure code: bounded per channel, `unknown` for a failure without one. */
+export function boundedCodeLabels(): (channelLabel: string, code: string | undefined) => string {
+  const codes = new Map<string, Set<string>>();
+  return (channelLabel, code) => {
+    const label = code ?? 'unknown';
+    let seen = codes.get(channelLabel);
+    if (!seen) codes.set(channelLabel, (seen = new Set()));
+    if (seen.has(label)) return label;
+    if (seen.size >= maxCodeLabelsPerChannel) return '_other';
+    seen.add(label);
+    return label;
+  };
+}

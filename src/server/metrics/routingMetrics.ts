@@ -15,7 +15,17 @@ export interface RoutingMetrics {
 }
 
 export function registerRoutingMetrics(registry: client.Registry, routing: Routing): RoutingMetrics {
-  mirroredCounter(registry, 'paypulse_route_decisions_total', 'Routing decisions answered.', () => routing.counts.decisions);
+  new client.Counter({
+    name: 'paypulse_route_decisions_total',
+    help: 'Routing decisions answered, by the channel chosen and why (best, explored, probe, fail-open, static).',
+    labelNames: ['channel', 'reason'],
+    registers: [registry],
+    collect() {
+      // Mirrors the routing's own monotonic counts, so a scrape reads them without a hook on the decision path.
+      this.reset();
+      for (const [channel, reason, n] of routing.decisionsByChannel.entries()) this.inc({ channel, reason }, n);
+    },
+  });
   mirroredCounter(registry, 'paypulse_route_explored_total', 'Decisions spent exploring a candidate short of recent samples.', () => routing.counts.explored);
   mirroredCounter(registry, 'paypulse_route_probes_total', 'Decisions that sent a half-open channel one of its probe payments.', () => routing.counts.probes);
   mirroredCounter(registry, 'paypulse_route_fail_open_total', 'Decisions where every candidate was open (least bad channel answered).', () => routing.counts.failOpen);

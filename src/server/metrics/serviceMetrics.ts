@@ -11,6 +11,8 @@ import { registerAlertStateMetrics } from '../../alerts/metrics.js';
 import type { Alerts } from '../../alerts/index.js';
 import { createPulseMetrics } from './pulseMetrics.js';
 import { registerRedisServerMetrics } from './redisServerMetrics.js';
+import { registerOperatorStateMetrics } from './operatorStateMetrics.js';
+import type { OperatorStateStats } from '../../operatorState/index.js';
 import type { RedisServerHealth } from '../../store/redis/serverHealth.js';
 import { boundedChannelLabels, createRegistry, mirroredCounter } from './registry.js';
 import { ratesPerWindow, registerHealthMetrics, registerRateMetrics, type RatesSource } from './stateMetrics.js';
@@ -29,6 +31,8 @@ export interface ServiceMetricsSources {
   minSamples?: number;
   /** The Redis server's last INFO sample (pulse.storeServer); absent on the embedded store. */
   storeServer?: () => RedisServerHealth | undefined;
+  /** Restores and durable writes of the operator state, when the pulse keeps it (createPulse({ operatorState })). */
+  operatorState?: () => OperatorStateStats | undefined;
 }
 
 export interface ServiceMetrics {
@@ -124,7 +128,7 @@ export function createServiceMetrics(): ServiceMetrics {
   return {
     registry,
     observer,
-    watch({ pulse, hub, history, coalescedReads, alerts, rates, minSamples, storeServer }) {
+    watch({ pulse, hub, history, coalescedReads, alerts, rates, minSamples, storeServer, operatorState }) {
       if (watching) throw new Error('these service metrics already watch a pulse');
       watching = true;
       registerHealthMetrics(registry, pulse);
@@ -134,6 +138,7 @@ export function createServiceMetrics(): ServiceMetrics {
       registerHistoryMetrics(registry, () => history?.());
       registerAlertStateMetrics(registry, alerts ?? (() => undefined));
       if (storeServer) registerRedisServerMetrics(registry, storeServer);
+      if (operatorState) registerOperatorStateMetrics(registry, operatorState);
     },
     countStreamDrop: () => streamDrops.inc(),
     countRefusedConnection: (reason) => refusedConnections.inc({ reason }),

@@ -5,6 +5,27 @@ import type { PulseHealth, Rate, SuccessRates } from '../../types.js';
 import { toRate } from '../../stats/rate.js';
 import { mirroredCounter, type ChannelLabel } from './registry.js';
 
+/** A store down in part (a Redis Cluster master): which share of it, and how many channels wait for it. */
+function registerPartialOutageMetrics(registry: client.Registry, readHealth: () => PulseHealth): void {
+  new client.Gauge({
+    name: 'paypulse_redis_unreachable_slot_share',
+    help: 'Share (0-1) of the Redis keyspace this instance cannot reach: on a cluster the slots whose master is down; 0 or 1 on one server.',
+    registers: [registry],
+    collect() {
+      const share = readHealth().unreachableSlotShare;
+      if (share !== undefined) this.set(share);
+    },
+  });
+  new client.Gauge({
+    name: 'paypulse_store_unreachable_channels',
+    help: 'Channels whose outcomes wait for their part of the store while the rest of it answers (a cluster master down).',
+    registers: [registry],
+    collect() {
+      this.set(readHealth().unreachableChannels ?? 0);
+    },
+  });
+}
+
 export function registerHealthMetrics(registry: client.Registry, pulse: Pick<SuccessRates, 'health'>): void {
   // health() is a synchronous read of in-process counters: each metric reads it itself.
   const readHealth = (): PulseHealth => pulse.health();
@@ -35,6 +56,7 @@ export function registerHealthMetrics(registry: client.Registry, pulse: Pick<Suc
       this.set(readHealth().spilledOutcomes);
     },
   });
+  registerPartialOutageMetrics(registry, readHealth);
   new client.Gauge({
     name: 'paypulse_degradation_level',
     help: '0 normal, 1 store failing (record path to the spill, kit on PostgreSQL), 2 failing badly (non-essential work paused).',

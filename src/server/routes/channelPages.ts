@@ -6,6 +6,7 @@ import type { ChannelHealth, HealthSnapshot } from '../../stats/healthSnapshot.j
 import { channelState, channelStates, type ChannelState, type Thresholds } from '../../stats/severity.js';
 import { parseWindow } from '../../stats/windows.js';
 import type { Rate } from '../../types.js';
+import { ownEntry } from '../../ownEntry.js';
 
 export const maxPageChannels = 1_000;
 
@@ -32,6 +33,8 @@ export type StateSummary = Record<ChannelState, number> & { channels: number };
 export interface ChannelEntry {
   channel: string;
   rates: Record<string, Rate>;
+  /** The channel's part of the store could not be read: its last rates (ChannelHealth.stale). */
+  stale?: true;
 }
 
 interface Ranked {
@@ -72,7 +75,7 @@ function keyChannels(snapshot: HealthSnapshot, windows: readonly string[], thres
   const keyed: Keyed[] = [];
   for (const health of snapshot.channels.values()) {
     // A channel with its own levels (thresholds.channels) is ranked by them, as the dashboard colours it.
-    const { state, rate } = channelState(health.rates, windows, thresholds.channels?.[health.channel] ?? thresholds);
+    const { state, rate } = channelState(health.rates, windows, ownEntry(thresholds.channels, health.channel) ?? thresholds);
     summary[state] += 1;
     keyed.push({ health, order: channelStates.indexOf(state), rate: rate ?? Infinity });
   }
@@ -102,7 +105,7 @@ export function createChannelPages(paging: ChannelPaging) {
   const windows = [...paging.windows].sort((a, b) => parseWindow(a) - parseWindow(b));
   const ranks = new WeakMap<HealthSnapshot, Ranked>();
 
-  const entry = (h: ChannelHealth): ChannelEntry => ({ channel: h.channel, rates: configuredRates(h, paging.windows) });
+  const entry = (h: ChannelHealth): ChannelEntry => ({ channel: h.channel, rates: configuredRates(h, paging.windows), ...(h.stale ? { stale: true } : {}) });
 
   const keys = new WeakMap<HealthSnapshot, KeyedChannels>();
   const keyedOf = (snapshot: HealthSnapshot): KeyedChannels => {

@@ -70,7 +70,11 @@ export const channelListSchema = {
           items: {
             type: 'object',
             required: ['channel', 'rates'],
-            properties: { channel: { type: 'string' }, rates: { type: 'object', additionalProperties: { $ref: 'Rate#' } } },
+            properties: {
+              channel: { type: 'string' },
+              rates: { type: 'object', additionalProperties: { $ref: 'Rate#' } },
+              stale: { type: 'boolean', description: "present (true) when the channel's part of the store is unreachable: its last rates, each flagged stale" },
+            },
           },
         },
       },
@@ -81,7 +85,7 @@ export const channelListSchema = {
 
 export const rateRouteSchema = {
   summary: "A channel's success rate over a time window, or over its newest n outcomes",
-  description: 'Give `window` (default 5m) or `n`, not both. `dims=method:card` narrows to a configured dimension set. A channel without outcomes within the dedup horizon answers 404 `PP_ERR_NOT_FOUND`.',
+  description: 'Give `window` (default 5m) or `n`, not both. `dims=method:card` narrows to a configured dimension set. A channel without outcomes within the dedup horizon answers 404 `PP_ERR_NOT_FOUND`, from the first request after start; 503 `PP_ERR_WARMING_UP` while the store has not answered once since start (nothing is known yet). `dims` names and values follow the Outcome rules, each name once.',
   params: channelParamsSchema,
   querystring: {
     type: 'object',

@@ -1,7 +1,8 @@
 // Read routes over the live statistics (/v1/channels, rate, failures) and the history store (history).
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { PayPulseError, ValidationError } from '../../errors.js';
+import { PayPulseError, ValidationError, type FieldIssue } from '../../errors.js';
+import { dimsIssues } from '../../stats/validate.js';
 import type { HistoryStore } from '../../history/index.js';
 import type { SuccessRates, Rate } from '../../types.js';
 import { StoreUnavailableError } from '../../errors.js';
@@ -13,9 +14,6 @@ import { historyRange, minuteWithRate } from './historyQuery.js';
 import { channelListSchema, failuresRouteSchema, historyRouteSchema, rateRouteSchema } from './channelSchemas.js';
 
 const maxHistorySpan = { ms: 31 * 24 * 3600_000, text: '31 days' };
-// The HTTP API's dimension names start with a letter (the Outcome schema's rule), which also keeps
-// `__proto__` and `constructor` from being read as dimensions.
-const queryDimNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
 
 export interface ChannelRoutesOptions {
   pulse: Pick<SuccessRates, 'rate' | 'lastN' | 'rates' | 'failures' | 'windows'>;
@@ -34,19 +32,25 @@ export interface ChannelRoutesOptions {
 
 const dimsError = (reason: string) => new ValidationError([{ index: 0, field: 'querystring.dims', reason }]);
 
-/** `method:card,currency:EUR` → { method: 'card', currency: 'EUR' }. */
+/**
+ * `method:card,currency:EUR` → { method: 'card', currency: 'EUR' }, checked by the outcome's own dims check:
+ * a value no outcome may carry selects no series, so it is a 400, never a Rate that echoes it.
+ */
 function parseDims(text: string | undefined): Record<string, string> | undefined {
   if (!text) return undefined;
-  const dims: Record<string, string> = {};
+  const pairs: [string, string][] = [];
   for (const pair of text.split(',')) {
     const at = pair.indexOf(':');
     if (at <= 0 || at === pair.length - 1) throw dimsError('must look like name:value,name:value');
     const name = pair.slice(0, at);
-    if (!queryDimNamePattern.test(name)) {
-      throw dimsError(`dimension name ${JSON.stringify(name.slice(0, 40))} must be 1-32 of A-Z a-z 0-9 _, starting with a letter`);
-    }
-    dims[name] = pair.slice(at + 1);
+    if (pairs.some(([seen]) => seen === name)) throw dimsError(`dims.${name.slice(0, 40)} is given more than once`);
+    pairs.push([name, pair.slice(at + 1)]);
   }
+  // From entries: a name like `__proto__` is an entry for the check to refuse, not the object's prototype.
+  const dims = Object.fromEntries(pairs);
+  const issues: FieldIssue[] = [];
+  dimsIssues(dims, 0, {}, issues);
+  if (issues.length > 0) throw new ValidationError(issues.map((issue) => ({ index: 0, field: 'querystring.dims', reason: `${issue.field.slice(0, 45)} ${issue.reason}` })));
   return dims;
 }
 
@@ -66,12 +70,22 @@ export async function currentSnapshot(snapshots: HealthSnapshots, clock: Clock, 
 
 /**
  * A name never seen within the horizon is a typo or a channel that stopped: 404 says so, where a 200 with
- * `rate: null` read as "no traffic". While the store cannot be read nothing is known for sure: no 404 then.
+ * `rate: null` read as "no traffic". Before the first snapshot this process knows only what it recorded
+ * itself, so it takes one (joined by every reader) to learn the store's channels. While the store cannot be
+ * read nothing is known for sure: no 404 then; and if it has never been read, nothing is known at all.
  */
-function assertKnown(options: ChannelRoutesOptions, channel: string): void {
-  if (!options.knowsChannel || options.knowsChannel(channel)) return;
-  const status = options.snapshots.status();
-  if (status.failing || status.lastAsOf === null) return;
+async function assertKnown(options: ChannelRoutesOptions, channel: string): Promise<void> {
+  const { knowsChannel, snapshots } = options;
+  if (!knowsChannel || knowsChannel(channel)) return;
+  if (snapshots.status().lastAsOf === null) {
+    await snapshots.refresh();
+    if (knowsChannel(channel)) return;
+  }
+  const status = snapshots.status();
+  if (status.lastAsOf === null) {
+    throw new PayPulseError('PP_ERR_WARMING_UP', `warming up: the store has not answered since start (${status.lastError ?? 'no snapshot yet'}), so no channel is known yet`);
+  }
+  if (status.failing) return;
   throw new PayPulseError('PP_ERR_NOT_FOUND', `channel ${JSON.stringify(channel)} has no outcomes within the dedup horizon`);
 }
 
@@ -107,7 +121,7 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
         throw new ValidationError([{ index: 0, field: 'querystring', reason: 'give window or n, not both' }]);
       }
       const dims = parseDims(query.dims);
-      assertKnown(options, channel);
+      await assertKnown(options, channel);
       if (query.n !== undefined) return pulse.lastN(channel, { n: query.n, dims });
       return pulse.rate(channel, { window: query.window ?? defaultWindow, dims });
     },

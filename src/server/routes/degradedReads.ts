@@ -4,7 +4,7 @@
 // only the store can answer (failed request ids) say why and since when.
 import { StoreUnavailableError } from '../../errors.js';
 import type { HistoryStore, MinuteSnapshot } from '../../history/index.js';
-import type { HealthSnapshot, HealthSnapshots, ChannelHealth } from '../../stats/healthSnapshot.js';
+import { staleChannel, type HealthSnapshot, type HealthSnapshots, type ChannelHealth } from '../../stats/healthSnapshot.js';
 import { toRate } from '../../stats/rate.js';
 import { parseWindow } from '../../stats/windows.js';
 
@@ -12,11 +12,6 @@ import { parseWindow } from '../../stats/windows.js';
 export function storeUnreachableSince(snapshots: Pick<HealthSnapshots, 'status'>): number | undefined {
   const status = snapshots.status();
   return status.failing ? status.failingSince : undefined;
-}
-
-function staleChannel(health: ChannelHealth): ChannelHealth {
-  const stale = (rates: ChannelHealth['rates']) => Object.fromEntries(Object.entries(rates).map(([w, r]) => [w, { ...r, stale: true }]));
-  return { ...health, rates: stale(health.rates), series: health.series.map((s) => ({ ...s, rates: stale(s.rates) })) };
 }
 
 /** The last snapshot with every rate flagged stale. */

@@ -1,6 +1,9 @@
 // Liveness and readiness. /healthz touches nothing (a restart cannot fix Redis, so a Redis outage must not
 // fail liveness); /readyz asks the store and the history store, so a load balancer stops sending traffic to
 // an instance that cannot serve it, and to one that is shutting down.
+// A Redis Cluster with some masters down is still ready: every instance sees the same cluster, so taking them
+// out of rotation would stop the channels on healthy slots too, on every instance at once. /readyz then answers
+// 200 with the unreachable share of slots; it answers 503 only when no slot is reachable (docs/storage.md).
 import type { FastifyInstance } from 'fastify';
 import type { HistoryStore } from '../../history/index.js';
 import type { HealthSnapshots } from '../../stats/healthSnapshot.js';
@@ -58,6 +61,8 @@ const readySchema = {
     degradationLevel: { type: 'integer', enum: [0, 1, 2] },
     /** Where outcomes wait while the store is down: a durable journal, or memory (lost if the process dies). */
     buffering: { type: 'string' },
+    /** Share (0–1) of the store's slots this instance cannot reach; absent on the embedded store. */
+    unreachableSlotShare: { type: 'number' },
   },
 } as const;
 
@@ -92,6 +97,10 @@ function snapshotCheck(snapshots: Pick<HealthSnapshots, 'status'>): Check {
   return { ok: true, kind: 'health snapshot' };
 }
 
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1)} %`;
+}
+
 export function registerHealthRoutes(app: FastifyInstance, { pulse, snapshots, history, isShuttingDown, durable, alerts }: HealthRouteOptions): void {
   const logReadiness = readinessLog(app);
   app.get(
@@ -113,15 +122,21 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, snapshots, h
     },
     async (_request, reply) => {
       const health = pulse.health();
+      const share = health.unreachableSlotShare;
+      const inPart = share !== undefined && share > 0 && share < 1;
       const [store, historyCheck] = await Promise.all([
         probe(`${health.store}/${health.strategy}`, async () => {
-          await pulse.channels();
+          // The channel list is one key: its master may be the one that is down, while the rest serves.
+          await pulse.channels().catch((err: unknown) => {
+            if (!inPart) throw err;
+          });
           // The library's own view: it may be buffering (fail open) even if this one read got through.
           const h = pulse.health();
           if (!h.storeReachable) throw new Error(`${h.storeConnection ?? 'store failing'}; ${h.bufferedOutcomes} outcomes buffered, ${h.spilledOutcomes} spilled`);
         }),
         probe(history.kind, () => history.ping()),
       ]);
+      if (inPart && store.ok) store.detail = `${percent(share)} of slots unreachable: their channels' outcomes are buffered and their rates stale`;
       const checks: Record<string, Check> = { store, history: historyCheck };
       const alertState = alerts?.();
       if (alertState) checks.alerts = alertState.paused ? { ok: false, kind: 'alerts', detail: 'evaluation paused: the store cannot be read' } : { ok: true, kind: 'alerts' };
@@ -135,7 +150,13 @@ export function registerHealthRoutes(app: FastifyInstance, { pulse, snapshots, h
         ? `durable: spill journal in ${durable}`
         : 'memory only: outcomes buffered while the store is down are lost if the process dies (set PAYPULSE_DATA_DIR)';
       logReadiness(ready, checks);
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks, degradationLevel: now.degradationLevel, buffering });
+      return reply.code(ready ? 200 : 503).send({
+        status: ready ? 'ready' : 'not ready',
+        checks,
+        degradationLevel: now.degradationLevel,
+        buffering,
+        ...(now.unreachableSlotShare === undefined ? {} : { unreachableSlotShare: now.unreachableSlotShare }),
+      });
     },
   );
 }

@@ -20,7 +20,7 @@ const rankedSchema = {
 
 const decisionSchema = {
   type: 'object',
-  required: ['channel', 'ranked', 'explored', 'failOpen', 'stale', 'probe', 'arm'],
+  required: ['channel', 'ranked', 'explored', 'failOpen', 'stale', 'probe', 'arm', 'reason'],
   properties: {
     channel: { type: 'string' },
     ranked: { type: 'array', items: rankedSchema },
@@ -29,6 +29,7 @@ const decisionSchema = {
     stale: { type: 'boolean' },
     probe: { type: 'boolean' },
     arm: { type: 'string', enum: ['router', 'static'] },
+    reason: { type: 'string', enum: ['best', 'explored', 'probe', 'fail-open', 'static'] },
   },
 } as const;
 

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendError } from '../httpErrors.js';
 import { BackPressuredWriter } from '../stream/backPressure.js';
 import type { EventHub } from '../stream/eventHub.js';
+import { OpensPerAddress } from '../stream/opensPerAddress.js';
 
 const heartbeatMs = 15_000;
 
@@ -20,6 +21,12 @@ export interface StreamRouteOptions {
   maxBufferedBytes?: number;
   /** How long a client may leave events unread before it is disconnected. */
   stallGraceMs?: number;
+  /** Bytes of events one reconnect may replay (the newest that fit). */
+  replayMaxBytes?: number;
+  /** Streams one client address may open a minute; past it 429 with Retry-After. */
+  opensPerMinute?: number;
+  /** The service's clock, for the opens a minute. */
+  now?: () => number;
 }
 
 /** Open streams per client address; an address leaves the map with its last stream. */
@@ -48,7 +55,8 @@ const streamSchema = {
     'Events: `rates` ({ asOf, rates: Rate[], channels, truncated, summary? }, at least every second): every configured window ' +
     'of every channel, worst channel first; past `pageChannels` channels only the worst `streamPageChannels` (25 by default), `truncated: true` and ' +
     '`summary` (every channel by state; search the rest with GET /v1/channels); ' +
-    '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds; ' +
+    '`gap` ({ lastEventId, oldestId }) when a reconnecting client missed more than the replay buffer holds, or more than one replay sends (`streamReplayMaxBytes`, the newest events that fit); ' +
+    'one client address may open `streamOpensPerMinute` streams a minute, past it 429 `PP_ERR_STREAM_RECONNECTS` with Retry-After; ' +
     '`store` ({ reachable: false, since, reason } or { reachable: true, asOf }) when the store stops or starts answering the snapshot. ' +
     '`alert` on each alert transition, `breaker` on each breaker change. Every event has an `id:`; reconnect with Last-Event-ID (or ?lastEventId=) to replay.',
   querystring: {
@@ -64,9 +72,10 @@ const streamSchema = {
 };
 
 export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOptions): void {
-  const { hub, onDrop, maxStreamsPerIp = 20, maxBufferedBytes = 256 * 1024, stallGraceMs = 10_000 } = options;
+  const { hub, onDrop, maxStreamsPerIp = 20, maxBufferedBytes = 256 * 1024, stallGraceMs = 10_000, replayMaxBytes = 1024 * 1024, opensPerMinute = 60 } = options;
   const open = new Set<() => void>();
   const perAddress = new StreamsPerAddress(maxStreamsPerIp);
+  const opens = new OpensPerAddress(opensPerMinute, options.now ?? Date.now);
 
   // preClose runs before the server stops accepting: without it a graceful shutdown would wait forever on
   // connections that by design never end.
@@ -85,6 +94,12 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
       const header = request.headers['last-event-id'];
       const lastEventId = header ? Number(header) : query.lastEventId;
       const address = request.ip;
+      const waitMs = opens.take(address);
+      if (waitMs > 0) {
+        reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+        sendError(reply, 'PP_ERR_STREAM_RECONNECTS', `this address opened ${opensPerMinute} streams within a minute; retry after ${Math.ceil(waitMs / 1000)} s`);
+        return;
+      }
       if (!perAddress.take(address)) {
         sendError(reply, 'PP_ERR_TOO_MANY_STREAMS', `this address already holds ${maxStreamsPerIp} open streams; close one first`);
         return;
@@ -102,7 +117,7 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
       res.write('retry: 1000\n\n');
 
       let ended = false;
-      const replay = lastEventId === undefined ? { events: [], gap: false } : hub.since(lastEventId);
+      const replay = lastEventId === undefined ? { events: [], gap: false } : hub.since(lastEventId, replayMaxBytes);
       const writer = new BackPressuredWriter({
         hub,
         res,

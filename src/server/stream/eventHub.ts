@@ -91,13 +91,23 @@ export class EventHub {
     }
   };
 
-  /** Events with an id above `lastEventId`, oldest first. */
-  since(lastEventId: number): Replay {
-    const oldest = this.buffer[0]?.id ?? this.nextId;
+  /**
+   * Events with an id above `lastEventId`, oldest first: the newest of them that fit in `maxBytes` (a
+   * `rates` event supersedes the ones before it, so the newest are the ones worth sending); `gap` when
+   * some were left out.
+   */
+  since(lastEventId: number, maxBytes = Infinity): Replay {
     // Ids above the newest published (a client of a previous process) cannot be replayed: start afresh.
-    if (lastEventId >= this.nextId) return { events: this.buffer.slice(), gap: true };
-    const events = this.buffer.filter((e) => e.id > lastEventId);
-    return { events, gap: lastEventId + 1 < oldest };
+    const after = lastEventId >= this.nextId ? -1 : lastEventId;
+    let first = this.buffer.length;
+    let bytes = 0;
+    while (first > 0 && this.buffer[first - 1]!.id > after && bytes + this.buffer[first - 1]!.frame.length <= maxBytes) {
+      first--;
+      bytes += this.buffer[first]!.frame.length;
+    }
+    const events = this.buffer.slice(first);
+    const oldestKept = events[0]?.id ?? this.nextId;
+    return { events, gap: lastEventId >= this.nextId || lastEventId + 1 < oldestKept };
   }
 
   subscribe(listener: Listener): () => void {

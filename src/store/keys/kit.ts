@@ -1,7 +1,7 @@
 // Every Redis key and pub/sub channel of the kit is built here (key building in one place;
 // docs/storage.md). Each kit object gets its own hash tag (`{lock:<resource>}` …), so the few keys one script
 // touches (a lock and its fence counter, a recency set's index and buckets) share a Redis Cluster slot.
-import { checkNamespace, safeTag, slotPrefix } from './index.js';
+import { checkNamespace, namespacePrefix, slotPrefix } from './index.js';
 
 export interface LockKeys {
   /** Holds the holder's token; `SET NX PX`. */
@@ -36,10 +36,10 @@ export interface KitKeys {
   recency(name: string): RecencyKeys;
 }
 
-/** Names reaching here are already normalised by src/kit/validate.ts; `safeTag` keeps them inside their slot. */
+/** Names reaching here are already normalised by src/kit/validate.ts; slotPrefix escapes them into their tag. */
 export function kitKeys(namespace: string): KitKeys {
   checkNamespace(namespace);
-  const prefix = (kind: string, name: string) => slotPrefix(namespace, `${kind}:${safeTag(name)}`);
+  const prefix = (kind: string, name: string) => slotPrefix(namespace, `${kind}:${name}`);
   return {
     namespace,
     lock: (resource) => {
@@ -52,7 +52,7 @@ export function kitKeys(namespace: string): KitKeys {
       const p = prefix('cache', key);
       return { lock: `${p}fill`, fence: `${p}fill:fence` };
     },
-    cacheInvalidations: `${namespace}:kit:cache:invalidations`,
+    cacheInvalidations: `${namespacePrefix(namespace)}kit:cache:invalidations`,
     recency: (name) => {
       const p = prefix('recency', name);
       return {

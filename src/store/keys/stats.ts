@@ -12,7 +12,7 @@
 //   fail                            newest failed requests (drill-down)   (zset, zset-sharded)
 //   fl:<second>                     one second's failed requests (drill-down)  (buckets)
 // Every key gets a TTL when written.
-import { slotPrefix } from './index.js';
+import { namespacePrefix, slotPrefix } from './index.js';
 
 export function channelPrefix(namespace: string, channel: string): string {
   return slotPrefix(namespace, channel);
@@ -20,10 +20,10 @@ export function channelPrefix(namespace: string, channel: string): string {
 
 /** Sorted set of channel → last seen (ms), for `rates()` over every channel. */
 export function channelsKey(namespace: string): string {
-  return `${namespace}:channels`;
+  return `${namespacePrefix(namespace)}channels`;
 }
 
 /** `<id>:<startedAt>` of the store's epoch: it lives as long as the data, so an emptied Redis has none. */
 export function epochKey(namespace: string): string {
-  return `${namespace}:epoch`;
+  return `${namespacePrefix(namespace)}epoch`;
 }

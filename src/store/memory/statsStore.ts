@@ -21,6 +21,8 @@ interface RequestState {
   status: StatusCode;
   at: number;
   started: boolean;
+  /** The series its outcome is counted in: a later outcome takes the count back from these, whatever its dims. */
+  series: readonly string[];
 }
 
 interface PendingInfo {
@@ -195,7 +197,7 @@ class ChannelOp {
   }
 
   private addTerminal(id: string, series: readonly string[], status: StatusCode, at: number, code: string, started: boolean) {
-    this.save(id, { status, at, started });
+    this.save(id, { status, at, started, series });
     this.count(series, at, status === StatusCode.Success ? 's' : 'f', 1);
     const score = at * 2 + (status === StatusCode.Success ? 1 : 0);
     for (const one of series) {
@@ -220,7 +222,7 @@ class ChannelOp {
   }
 
   private startPending(o: StoredOutcome): void {
-    this.save(o.requestId, { status: StatusCode.Pending, at: o.at, started: true });
+    this.save(o.requestId, { status: StatusCode.Pending, at: o.at, started: true, series: o.series });
     this.count(o.series, o.at, 'p', 1);
     this.count(o.series, o.at, 'o', 1);
     this.d.pending.add(o.requestId, o.at + this.s.pendingTimeoutMs);
@@ -250,12 +252,12 @@ class ChannelOp {
       return RecordCode.Accepted;
     }
     if (state.status === StatusCode.Pending) {
-      this.resolvePending(o.requestId, o.series, state.at);
+      this.resolvePending(o.requestId, state.series, state.at);
       this.addTerminal(o.requestId, o.series, o.status, o.at, o.code, true);
       return RecordCode.Accepted;
     }
     if (state.status === StatusCode.Failure && o.status === StatusCode.Success) {
-      this.removeFailure(o.requestId, o.series, state.at);
+      this.removeFailure(o.requestId, state.series, state.at);
       this.addTerminal(o.requestId, o.series, StatusCode.Success, o.at, '', state.started);
       return RecordCode.Corrected;
     }

@@ -43,6 +43,7 @@ export interface KitStore {
 
   // Locks. The fence is max(previous + 1, nowMs × 1000): strictly increasing while the
   // counter lives, and still above every earlier fence if the counter is lost (Redis restart, expiry).
+  // The PostgreSQL authority (postgres/kitAuthority.ts) ignores nowMs and draws from a sequence started above those.
   acquireLock(keys: LockKeys, token: string, ttlMs: number, nowMs: number): Promise<AcquireLockReply>;
   /** Compare-and-delete: false when the lock is no longer `token`'s. */
   releaseLock(keys: LockKeys, token: string): Promise<boolean>;

@@ -88,7 +88,8 @@ export interface StatsStore {
   /**
    * `recordBatch` of several channels in as few store calls as the keys allow (one per node on a
    * cluster): `result[i]` is what `recordBatch(batches[i].channel, batches[i].outcomes, …)` answers.
-   * Channels must be distinct. Rejects as a whole when any call fails.
+   * Channels must be distinct. Rejects as a whole when every call fails, and with a PartialStoreFailure holding
+   * the codes of the channels written when only some do (partialFailure.ts).
    */
   recordBatches(batches: ChannelBatch[], now: number, timeoutMs: number): Promise<RecordCode[][]>;
   /** Counts of one series for each window (seconds), ending at `now`. */
@@ -96,7 +97,8 @@ export interface StatsStore {
   /**
    * `readWindows` of many channels' series at once, in as few store calls as the keys allow (one script
    * call per chunk of channels; per node on a cluster): `result[i][j]` is exactly what
-   * `readWindows(reads[i].channel, reads[i].series[j], windowsSec, now)` answers.
+   * `readWindows(reads[i].channel, reads[i].series[j], windowsSec, now)` answers. When only some calls fail, rejects
+   * with a PartialStoreFailure holding the counts of the channels read.
    */
   readWindowsMany(reads: ChannelSeries[], windowsSec: number[], now: number): Promise<WindowCounts[][][]>;
   /** Successes and failures among the newest `n` terminal outcomes up to `now`. */

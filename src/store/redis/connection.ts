@@ -38,6 +38,8 @@ export interface RedisConnectionOptions {
   firstAttemptWaitMs?: number;
 }
 
+const clusterSlots = 16_384;
+
 /** Buffers go as they are (binary arguments); numbers as their decimal text. */
 function toWire(arg: RedisArg): string | Buffer {
   return typeof arg === 'string' || Buffer.isBuffer(arg) ? arg : String(arg);
@@ -90,6 +92,20 @@ export class RedisConnection {
   /** The address of the master serving `slot` as the client last heard ('' off a cluster, or while unknown). */
   masterOfSlot(slot: number): string {
     return this.kind === 'cluster' ? ((this.client as RedisClusterType).slots[slot]?.master.address ?? '') : '';
+  }
+
+  /**
+   * Share (0–1) of the keyspace this client cannot reach now. On a cluster: the slots whose master has no ready
+   * connection, or no master at all, in the client's slot map (which a failover or a restarted node updates);
+   * on one server or a Sentinel primary: 0 when ready, else 1.
+   */
+  unreachableSlotShare(): number {
+    if (this.kind !== 'cluster') return this.isReady ? 0 : 1;
+    if (this.watch.status.state !== 'ready') return 1;
+    const slots = (this.client as RedisClusterType).slots;
+    let unreachable = 0;
+    for (let slot = 0; slot < clusterSlots; slot++) if (!slots[slot]?.master.client?.isReady) unreachable++;
+    return unreachable / clusterSlots;
   }
 
   /** Returns at once and connects in the background, unless `connectTimeoutMs` asks to wait for Redis. */

@@ -7,6 +7,7 @@ import { clusterSlot } from '../keys/clusterSlot.js';
 import { type ChannelBatch, type ChannelSeries, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
 import { channelListArgs, channelScriptArgs } from './layouts.js';
 import { FailoverReplay } from './failoverReplay.js';
+import { settleCalls } from '../ports/partialFailure.js';
 import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
 import { AHEAD_SECONDS, FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './windowsCarry.js';
@@ -111,16 +112,18 @@ export class RedisStatsStore implements StatsStore {
 
   async recordBatches(batches: ChannelBatch[], now: number, timeoutMs: number): Promise<RecordCode[][]> {
     const s = this.settings;
-    const results = new Array<RecordCode[]>(batches.length);
+    const results = new Array<RecordCode[] | undefined>(batches.length);
     // Only `buckets` has record-many (its includes switch channels within a call; the sorted-set
     // strategies keep per-channel state of the call's first key).
     const calls = s.strategy === 'buckets'
       ? nodeCalls(batches.map((b) => b.outcomes.length), (i) => this.nodeOf(batches[i]!.channel), recordManyLimits)
       : batches.map((_, i) => [i]);
-    // Issued together: the client pipelines the calls of each node.
-    await Promise.all(calls.map((indexes) => this.recordTogether(batches, indexes, results, now, timeoutMs)));
-    if (this.replay) for (const b of batches) this.replay.remember(b.channel, b.outcomes, now);
-    return results;
+    // Issued together: the client pipelines the calls of each node. A node that fails fails its own calls only.
+    try {
+      return await settleCalls(calls.map((indexes) => this.recordTogether(batches, indexes, results, now, timeoutMs)), results);
+    } finally {
+      if (this.replay) for (const b of batches) this.replay.remember(b.channel, b.outcomes, now);
+    }
   }
 
   /**
@@ -128,7 +131,7 @@ export class RedisStatsStore implements StatsStore {
    * When the node no longer serves one of their slots (a resharding), the call fails before it writes
    * anything, and they go again, a call per slot, which the client redirects.
    */
-  private async recordTogether(batches: ChannelBatch[], indexes: number[], results: RecordCode[][], now: number, timeoutMs: number): Promise<void> {
+  private async recordTogether(batches: ChannelBatch[], indexes: number[], results: Array<RecordCode[] | undefined>, now: number, timeoutMs: number): Promise<void> {
     if (indexes.length === 1) {
       const { channel, outcomes } = batches[indexes[0]!]!;
       results[indexes[0]!] = await this.writeBatch(channel, outcomes, now, timeoutMs);
@@ -193,17 +196,19 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async readWindowsMany(reads: ChannelSeries[], windowsSec: number[], now: number): Promise<WindowCounts[][][]> {
-    const results = new Array<WindowCounts[][]>(reads.length);
+    const results = new Array<WindowCounts[][] | undefined>(reads.length);
     const carry = this.settings.strategy === 'buckets' && WindowsCarry.applies(windowsSec) ? this.carry : undefined;
     const calls = nodeCalls(reads.map(() => 0), (i) => this.nodeOf(reads[i]!.channel), { channels: this.channelsPerCall, outcomes: Infinity });
-    // Issued together: the client pipelines the calls of each node.
-    await Promise.all(calls.map((indexes) => this.readTogether(reads, indexes, windowsSec, now, carry, results)));
-    carry?.forgetOlderThan(Math.floor(now / 1000) - MAX_GAP_SECONDS);
-    return results;
+    // Issued together: the client pipelines the calls of each node. A node that fails fails its own calls only.
+    try {
+      return await settleCalls(calls.map((indexes) => this.readTogether(reads, indexes, windowsSec, now, carry, results)), results);
+    } finally {
+      carry?.forgetOlderThan(Math.floor(now / 1000) - MAX_GAP_SECONDS);
+    }
   }
 
   /** One call reading the channels of `indexes`, on one node; a slot per call when the node has moved one (recordTogether). */
-  private async readTogether(reads: ChannelSeries[], indexes: number[], windowsSec: number[], now: number, carry: WindowsCarry | undefined, results: WindowCounts[][][]): Promise<void> {
+  private async readTogether(reads: ChannelSeries[], indexes: number[], windowsSec: number[], now: number, carry: WindowsCarry | undefined, results: Array<WindowCounts[][] | undefined>): Promise<void> {
     const s = this.settings;
     const toSec = Math.floor(now / 1000);
     const slots = this.bySlot(indexes, (i) => reads[i]!.channel);

@@ -1,6 +1,7 @@
 // Random outcome streams — duplicates, upgrades, pendings that time out, out-of-order and stale
-// items, ids reused past the dedup horizon, channels of very different volumes in one batch — fed to
-// every engine and to the reference model; every window, last-N, failures and minutes answer must match.
+// items, ids reused past the dedup horizon, channels of very different volumes in one batch, dims that change
+// between a request's outcomes — fed to every engine and to the reference model; every window, last-N,
+// failures and minutes answer must match.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { verdictOf } from '../../../src/stats/recordResults.js';
@@ -30,6 +31,8 @@ const item = fc.record({
     { weight: 1, arbitrary: fc.constantFrom(-horizonMs, -horizonMs + 1, -horizonMs + 999, -horizonMs + 1000) },
   ),
   code: fc.constantFrom(undefined, 'E1', 'E2'),
+  // Mostly 0: the request's own dims. Otherwise another method, or none, than its other outcomes carry.
+  dimsShift: fc.constantFrom(0, 0, 0, 0, 1, 2),
 });
 
 const step = fc.oneof(
@@ -39,14 +42,15 @@ const step = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('read' as const) }) },
 );
 
-// A request's dims never change between its outcomes (the engines take each outcome's dims as the request's).
+// A request's dims are usually the same for all its outcomes; `dimsShift` gives one outcome other dims (a
+// retry with another payment method under the same request id).
 const methodOf = (idx: number) => (idx % 3 === 0 ? undefined : idx % 2 ? 'card' : 'wallet');
 
-type Item = { channel: string; idx: number; status: string; offsetMs: number; code?: string };
+type Item = { channel: string; idx: number; status: string; offsetMs: number; code?: string; dimsShift: number };
 type Step = { kind: 'record'; items: Item[] } | { kind: 'advance'; ms: number } | { kind: 'read' };
 
 function toOutcome(i: Item, now: number): Outcome {
-  const method = methodOf(i.idx);
+  const method = methodOf(i.idx + i.dimsShift);
   return {
     channel: i.channel,
     requestId: `r${i.idx}`,
@@ -74,8 +78,8 @@ async function checkAgainstModel(engine: EngineCase, steps: Step[], channels: st
         expect(got.map(resultName)).toEqual(model.recordMany(outcomes, now));
       } else {
         for (const channel of channels) {
-          for (const dims of [undefined, { method: 'card' }]) {
-            const series = dims ? 'method=card' : '';
+          for (const dims of [undefined, { method: 'card' }, { method: 'wallet' }]) {
+            const series = dims ? `method=${dims.method}` : '';
             for (const [window, seconds] of Object.entries(windows)) {
               const r = await pulse.rate(channel, { window, dims });
               const want = model.windowCounts(channel, series, seconds, now);

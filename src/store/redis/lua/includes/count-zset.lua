@@ -2,10 +2,13 @@
 -- `z:<series>:succ`, member `<channel>:<requestId>`, score = completion time. The sets are also the
 -- dedup state: a member is unique, so a repeated callback is counted once. Sets are trimmed below the
 -- retention a bounded number of members per call: one huge ZREMRANGEBYSCORE would block Redis.
+-- A failure counted in more series than the channel's own has them in `fs`, member `<id>` then
+-- header-writes.lua's seriesSuffix, score = at, within the dedup horizon: a later success takes the failure
+-- back from them, whatever dims it carries.
 -- provides: CLAIM_SAVES_STATE, CLIENT_COUNTS, addClientCounts, forget, lookup, writeIfNew, claim, saveState,
---           markStarted, countTerminal, flushTerminal, readTerminal, readMinuteTerminal, ledgerSplits
+--           markStarted, countTerminal, flushTerminal, readTerminal, readMinuteTerminal, ledgerSplits, countedSeries
 -- requires: prefix, horizon, pendingTimeout, forgetBefore, int, SUCCESS, FAILURE, PENDING, keepFor, addLastN,
---           removeLastN, keepFrom, retentionTtlSec, now
+--           removeLastN, keepFrom, retentionTtlSec, now, CHANNEL_ONLY, seriesSuffix, seriesOfSuffix
 local channel = string.match(prefix, '{(.*)}')
 local startedKey = prefix .. 'st'
 -- A life can outlive its pending time by a timeout and a horizon (a success correcting a timeout late),
@@ -13,6 +16,9 @@ local startedKey = prefix .. 'st'
 local startedKeepMs = 2 * horizon + pendingTimeout
 local startedTtlSec = math.ceil(startedKeepMs / 1000) + 60
 local trimmedSeries = {}
+local failureSeriesKey = prefix .. 'fs'
+local failureSeriesTtlSec = math.ceil(horizon / 1000) + 60
+local failureSeriesWritten = false
 
 local function zkey(series, which)
   return prefix .. 'z:' .. series .. ':' .. which
@@ -74,14 +80,34 @@ local function claim(o)
   return status, at, started
 end
 
--- Only the started mark needs storing: all/succ and the pending set are the rest of the state.
+-- Only the started mark, and a failure's series beyond the channel's, need storing: all/succ and the
+-- pending set are the rest of the state.
 local function saveState(o, status, at)
   if status == PENDING then
     redis.call('ZADD', startedKey, at, o.id)
     keepFor(startedKey, startedTtlSec)
     anyStarted = true
     anyPending = true -- startPending (outcome.lua) adds it to the pending set next
+  elseif status == FAILURE then
+    local suffix = seriesSuffix(o.series)
+    if suffix ~= '' then
+      redis.call('ZADD', failureSeriesKey, at, o.id .. suffix)
+      failureSeriesWritten = true
+    end
   end
+end
+
+-- The series the request's failure at `at` was counted in; asked when a success corrects it, which also
+-- ends the record.
+local function countedSeries(o, at)
+  local prefixOfId = o.id .. '\t'
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', failureSeriesKey, at, at)) do
+    if string.sub(member, 1, #prefixOfId) == prefixOfId then
+      redis.call('ZREM', failureSeriesKey, member)
+      return seriesOfSuffix(string.sub(member, #prefixOfId + 1))
+    end
+  end
+  return CHANNEL_ONLY
 end
 
 local function markStarted(o)
@@ -118,6 +144,7 @@ local function flushTerminal()
     trimBelow(zkey(series, 'succ'), keepFrom, retentionTtlSec)
   end
   if anyStarted then trimBelow(startedKey, now - startedKeepMs, startedTtlSec) end
+  if failureSeriesWritten then trimBelow(failureSeriesKey, forgetBefore, failureSeriesTtlSec) end
 end
 
 local function readTerminal(series, fromSec, toSec)

@@ -1,6 +1,7 @@
 -- What the scripts that write share besides header.lua: a request's ledger state and field, and the TTLs
 -- of appended keys (a reads-only script leaves this out: its top level runs again at every call).
--- provides: stateAt, packState, fieldHash, ledgerField, idOfField, split, secondTtlSec, keepFor
+-- provides: stateAt, packState, fieldHash, ledgerField, idOfField, split, secondTtlSec, keepFor, CHANNEL_ONLY,
+--           seriesSuffix, seriesOfSuffix
 -- requires: now, idiv, horizon, numberText
 -- A ledger state is `at mod 2^28` · 8 + started · 4 + status (layouts.ts, ledgerState): below 2^31, so
 -- Redis keeps it as a 4-byte integer instead of 8. Its `at` is the time with those low bits nearest to
@@ -40,6 +41,22 @@ local function split(text, sep)
     parts[#parts + 1] = string.sub(text, start, i - 1)
     start = i + 1
   end
+end
+
+-- The series list of an outcome counted in its channel's series alone (no dims, no excused twin).
+local CHANNEL_ONLY = { '' }
+
+-- Where a failure was counted, kept beside its state (ledger.lua, count-zset.lua) so that a later success
+-- takes it back from there whatever dims it carries: nothing for CHANNEL_ONLY, the most common list by far,
+-- else a tab before each series.
+local function seriesSuffix(series)
+  if #series == 1 and series[1] == '' then return '' end
+  return '\t' .. table.concat(series, '\t')
+end
+
+-- seriesSuffix's list back from the text after its first tab.
+local function seriesOfSuffix(text)
+  return split(text, '\t')
 end
 
 -- The TTL of a key holding one second's data, kept while the second is within the dedup horizon.

@@ -3,7 +3,9 @@
 -- Small hashes keep Redis's listpack encoding (≈ 31 B an entry, against ≈ 100 B in one big hash and
 -- ≈ 150 B in a sorted set), and a key costs ≈ 100 B of its own: a quiet channel keeps a few shards, a
 -- busy one up to `ledgerShards`. Field: the id's 24 hash bits, then the id (ledgerField in layouts.ts);
--- value: the request's state, one integer below 2^31 (header.lua's packState).
+-- value: the request's state, one integer below 2^31 (header.lua's packState), and for a failure counted
+-- in more series than the channel's own, those series (header-writes.lua's seriesSuffix): a later success
+-- takes the failure back from them, whatever dims it carries.
 --
 -- The shards grow by linear hashing: after `splits` splits there are 1 + 3·splits shards; a request's
 -- shard is hash mod levelSize, or hash mod 4·levelSize when that first answer is below splitNext (it
@@ -24,12 +26,17 @@
 -- before this one began, so every entry's `at` (at most that write's `now` + skew) is before
 -- `forgetBefore`; and its TTL ended a minute into this period, so it is gone, or nearly.
 -- provides: CLAIM_SAVES_STATE, ledgerStateKeys, startLedgerChannel, writeIfNew, claim, lookup, saveState, forget, markStarted,
---           ledgerSplits
--- requires: horizon, skew, now, prefix, int, numberText, idiv, forgetBefore, chunked, ledgerShards, stateAt, packState, fieldHash
+--           ledgerSplits, countedSeries
+-- requires: horizon, skew, now, prefix, int, numberText, idiv, forgetBefore, chunked, ledgerShards, stateAt, packState, fieldHash,
+--           FAILURE, CHANNEL_ONLY, seriesSuffix, seriesOfSuffix
 local CLAIM_SAVES_STATE = true -- writeIfNew has written a new request's state before claim()
 -- Nothing to forget: a forgotten request's ledger entry is simply overwritten by its next life (claim
 -- checks the horizon). The zset strategy's forget clears a started mark.
 local function forget() end
+-- The series a failure was counted in: claim() read them with its state.
+local function countedSeries(_, _, counted)
+  return counted or CHANNEL_ONLY
+end
 local ledgerStateKeys, startLedgerChannel, writeIfNew, claim, lookup, saveState, markStarted, ledgerSplits
 -- The ledger's own locals stay in this block: a script's top level may declare at most 200.
 do
@@ -127,9 +134,18 @@ do
     return bitSet(writtenBits, shard)
   end
 
+  -- A value's state number: the whole value, or what comes before the tab of the series after it.
+  local function stateNumber(raw)
+    return tonumber(raw) or tonumber(string.sub(raw, 1, string.find(raw, '\t', 1, true) - 1))
+  end
+
+  -- status, at, started, and the series a failure was counted in (nil: the channel's alone).
   local function decode(raw)
     local v = tonumber(raw)
-    return v % 4, stateAt(v), idiv(v, 4) % 2
+    if v then return v % 4, stateAt(v), idiv(v, 4) % 2, nil end
+    local tab = string.find(raw, '\t', 1, true)
+    v = tonumber(string.sub(raw, 1, tab - 1))
+    return v % 4, stateAt(v), idiv(v, 4) % 2, seriesOfSuffix(string.sub(raw, tab + 1))
   end
 
   -- Before the shard's first write of the period: drops its forgotten entries.
@@ -139,7 +155,7 @@ do
     if not bitSet(previousBits, shard) then return end
     local flat, gone = redis.call('HGETALL', key), {}
     for i = 1, #flat, 2 do
-      if stateAt(tonumber(flat[i + 1])) < forgetBefore then gone[#gone + 1] = flat[i] end
+      if stateAt(stateNumber(flat[i + 1])) < forgetBefore then gone[#gone + 1] = flat[i] end
     end
     if #gone > 0 and #gone == #flat / 2 then
       redis.call('DEL', key) -- all forgotten: one call, where HDEL would delete entry by entry
@@ -242,18 +258,19 @@ do
   end
 
   -- After writeIfNew: a known request's state, unless it is forgotten, which makes it unknown (and
-  -- `o.newState` is written over it). Returns status (0 = was unknown, its state written), at, started.
+  -- `o.newState` is written over it). Returns status (0 = was unknown, its state written), at, started,
+  -- and the series a failure was counted in (nil: the channel's alone).
   function claim(o, written)
-    local status, at, started = 0, 0, 0
+    local status, at, started, counted = 0, 0, 0, nil
     if written == 0 then
       local _, key = shardOfField(o.field)
-      status, at, started = decode(redis.call('HGET', key, o.field))
+      status, at, started, counted = decode(redis.call('HGET', key, o.field))
       if at < forgetBefore then
-        status, at, started = 0, 0, 0
+        status, at, started, counted = 0, 0, 0, nil
         redis.call('HSET', key, o.field, o.newState)
       end
     end
-    return status, at, started
+    return status, at, started, counted
   end
 
   -- Reads a request's state without writing (the timeout sweep).
@@ -267,16 +284,19 @@ do
     return 0, 0, 0
   end
 
-  function saveState(o, status, at, started)
+  -- `counted`: the series the request's outcome is counted in, when they are not `o.series` (a terminal
+  -- request marked started keeps its own).
+  function saveState(o, status, at, started, counted)
     local shard, key = shardOfField(o.field)
-    writeShard(shard, key, 'HSET', o.field, packState(at, started, status))
+    local state = packState(at, started, status)
+    if status == FAILURE then state = state .. seriesSuffix(counted or o.series) end
+    writeShard(shard, key, 'HSET', o.field, state)
   end
 
-
   -- A pending outcome for a request already terminal: the request was sent, count it once.
-  function markStarted(o, status, at, started)
+  function markStarted(o, status, at, started, counted)
     if started == 1 then return false end
-    saveState(o, status, at, 1)
+    saveState(o, status, at, 1, counted or CHANNEL_ONLY)
     return true
   end
 end

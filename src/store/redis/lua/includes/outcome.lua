@@ -1,6 +1,6 @@
 -- What every strategy shares: the state machine of one request, pending requests and their timeouts.
 -- From the strategy: claim (look up, and for a new request write its state when CLAIM_SAVES_STATE),
--- lookup, saveState, markStarted, forget (ledger.lua or count-zset.lua); countTerminal, which counts
+-- lookup, saveState, markStarted, forget, countedSeries (ledger.lua or count-zset.lua); countTerminal, which counts
 -- a terminal outcome in the windows and in last-N (count-*.lua); noteFailure and unnoteFailure
 -- (failures-*.lua). Writes gathered over the call are sent at its end by the strategy's own
 -- flushWrites (in its script file).
@@ -8,11 +8,15 @@
 -- `o.countedByClient`: the client has counted this terminal outcome already, as if it were new
 -- (strategies with CLIENT_COUNTS, see count-buckets-writes.lua). Every path that accepts the outcome keeps that
 -- count; the duplicate path takes it back.
+--
+-- A later outcome may carry other dims than the request's first (a retry with another payment method under
+-- the same id): what the first counted is taken back from the series it was counted in — a failure's from
+-- countedSeries, a pending's from its sweep record — and the new outcome counts in its own series.
 -- provides: apply, sweepTimeouts, startPendingChannel
 -- requires: prefix, saveState, countTerminal, FAILURE, noteFailure, DUPLICATE, unnoteFailure, PENDING, tally,
 --           PENDING_TALLY, STARTED, OPEN_PENDING, int, pendingTimeout, keepFor, retentionTtlSec, claim,
 --           CLAIM_SAVES_STATE, ACCEPTED, markStarted, SUCCESS, CORRECTED, now, split, lookup, forget, fieldHash,
---           ledgerField
+--           ledgerField, countedSeries, CHANNEL_ONLY
 local pendKey      -- zset: request id → deadline (pending at + pendingTimeout)
 local pendInfoKey  -- hash: request id → its ledger hash bits \t series…, for the timeout sweep
 
@@ -35,9 +39,13 @@ local function duplicate(o)
   return DUPLICATE
 end
 
-local function removeFailure(o, at)
+-- Takes back the request's failure at `at` from `series`, the ones it was counted in.
+local function removeFailure(o, at, series)
+  local own = o.series
+  o.series = series
   countTerminal(o, FAILURE, at, -1)
   unnoteFailure(o, at)
+  o.series = own
 end
 
 local function startPending(o, stateSaved)
@@ -53,8 +61,18 @@ local function startPending(o, stateSaved)
   keepFor(pendInfoKey, retentionTtlSec)
 end
 
-local function resolvePending(o, pendingAt)
-  for _, series in ipairs(o.series) do tally(PENDING_TALLY, series, pendingAt, OPEN_PENDING, -1) end
+-- The series a pending request is counted in, from its sweep record (written with it, in startPending).
+-- Without one, the channel's own: it counts every request.
+local function pendingSeries(id)
+  local info = redis.call('HGET', pendInfoKey, id)
+  if not info then return CHANNEL_ONLY end
+  local parts = split(info, '\t')
+  return { unpack(parts, 2) }
+end
+
+-- `series`: the ones the request's pending counted in.
+local function resolvePending(o, pendingAt, series)
+  for _, one in ipairs(series) do tally(PENDING_TALLY, one, pendingAt, OPEN_PENDING, -1) end
   redis.call('ZREM', pendKey, o.id)
   redis.call('HDEL', pendInfoKey, o.id)
 end
@@ -63,26 +81,26 @@ end
 -- `written`: writeIfNew's answer (1 the request was unknown and its state is written now, 0 it is
 -- known, nil the strategy writes nothing up front).
 local function apply(o, written)
-  local status, at, started = claim(o, written)
+  local status, at, started, counted = claim(o, written)
   if status == 0 then
     if o.status == PENDING then startPending(o, CLAIM_SAVES_STATE) else addTerminal(o, o.status, o.at, o.code, 0, CLAIM_SAVES_STATE) end
     return ACCEPTED
   end
   if o.status == PENDING then
     if status == PENDING then return DUPLICATE end
-    if markStarted(o, status, at, started) then
+    if markStarted(o, status, at, started, counted) then
       for _, series in ipairs(o.series) do tally(PENDING_TALLY, series, o.at, STARTED, 1) end
       return ACCEPTED
     end
     return DUPLICATE
   end
   if status == PENDING then
-    resolvePending(o, at)
+    resolvePending(o, at, pendingSeries(o.id))
     addTerminal(o, o.status, o.at, o.code, 1)
     return ACCEPTED
   end
   if status == FAILURE and o.status == SUCCESS then
-    removeFailure(o, at)
+    removeFailure(o, at, countedSeries(o, at, counted))
     addTerminal(o, SUCCESS, o.at, '', started)
     return CORRECTED
   end
@@ -106,7 +124,7 @@ local function sweepTimeouts()
       status, pendingAt = lookup(o)
     end
     if status == PENDING then
-      resolvePending(o, pendingAt)
+      resolvePending(o, pendingAt, o.series)
       addTerminal(o, FAILURE, deadline, 'timeout', 1)
     else
       -- Past the horizon (or left over): the request is forgotten, its next outcome starts afresh.

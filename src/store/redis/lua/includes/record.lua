@@ -8,12 +8,14 @@
 -- at·8 + started·4 + status as text, the request's ledger state if it is new; its ledger field, 3 hash
 -- bytes then the id (layouts.ts's ledgerField); the client's ledger shard and that shard's key
 -- (layouts.ts's ledgerShard); its series group (1-based). Returns the codes and the position after the part.
+-- A failure's ledger state gets its series appended here when they are more than the channel's own
+-- (ledger.lua), once per group and call.
 -- The request id is not sent apart: it is the ledger field after its hash bytes (header.lua's
 -- ledgerField), taken only where an outcome needs it; one more string per outcome in the batch cost
 -- Redis ≈ 2.5 % of an outcome's instructions at 2,000 events/s (npm run bench:instructions).
 -- provides: recordSection
 -- requires: addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE, noteFailure, ACCEPTED, apply, stateAt,
---           idOfField, op, OP_ARGS, sweepTimeouts, flushWrites, ledgerSplits
+--           idOfField, op, OP_ARGS, sweepTimeouts, flushWrites, ledgerSplits, seriesSuffix
 local function recordSection(batch, i)
   -- Values per client count and per outcome: recordBatch in layouts.ts.
   local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 7
@@ -32,11 +34,21 @@ local function recordSection(batch, i)
   end
   local last, clientSplits = i + 2 + batch[i + 1] * OUTCOME_VALUES, batch[i + 2]
   -- One table reused for every outcome: allocating one per outcome costs more than its fields.
-  local codes, o, n = {}, {}, 0
+  local codes, o, n, suffixes = {}, {}, 0, {}
   for k = i + 3, last, OUTCOME_VALUES do
     local code, status, newState, field = batch[k], batch[k + 1], batch[k + 2], batch[k + 3]
     local clientShard, clientKey = batch[k + 4], batch[k + 5]
-    local written = writeIfNew(field, newState, clientShard, clientKey, clientSplits)
+    local state = newState
+    if status == FAILURE then
+      local group = batch[k + 6]
+      local suffix = suffixes[group]
+      if suffix == nil then
+        suffix = seriesSuffix(groups[group])
+        suffixes[group] = suffix
+      end
+      if suffix ~= '' then state = newState .. suffix end
+    end
+    local written = writeIfNew(field, state, clientShard, clientKey, clientSplits)
     n = n + 1
     if written == 1 and CLIENT_COUNTS and status ~= PENDING then
       -- Most outcomes: a request never seen, ending now, and counted by the client already. What
@@ -45,7 +57,7 @@ local function recordSection(batch, i)
       if status == FAILURE then noteFailure(idOfField(field), code, stateAt(tonumber(newState))) end
       codes[n] = ACCEPTED
     else
-      o.id, o.code, o.newState, o.status, o.at = idOfField(field), code, newState, status, stateAt(tonumber(newState))
+      o.id, o.code, o.newState, o.status, o.at = idOfField(field), code, state, status, stateAt(tonumber(newState))
       o.field, o.series = field, groups[batch[k + 6]]
       o.countedByClient = CLIENT_COUNTS and status ~= PENDING
       codes[n] = apply(o, written)
