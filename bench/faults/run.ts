@@ -258,6 +258,9 @@ async function main(): Promise<void> {
   );
   process.stdout.write(`${table}\n\nload: ${load}\n`);
   process.stdout.write(`wrote ${writeLatestResult('faults', { load, batchSize, batchEveryMs, faultMs, rows })}\n`);
+  // Operator state has a table of its own: its columns are alerts, overrides and mutes, not outcomes.
+  const { operatorStateRestart, operatorStateTable } = await import('./operatorState.js');
+  process.stdout.write(`\n${operatorStateTable(await operatorStateRestart())}\n`);
 }
 
 if (process.argv.includes('--serve')) await serveChild();

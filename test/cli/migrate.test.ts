@@ -43,7 +43,7 @@ describe('paypulse migrate', () => {
     const second = started(['migrate'], { DATABASE_URL: database.url });
     expect(await second.exited, second.stderr).toBe(0);
     expect(second.stdout).toContain(`paypulse migrate: ${database.url} is up to date`);
-  });
+  }, 90_000);
 
   it('migrates the embedded database of PAYPULSE_DATA_DIR', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paypulse-migrate-'));
@@ -52,7 +52,7 @@ describe('paypulse migrate', () => {
     expect(await cli.exited, cli.stderr).toBe(0);
     expect(cli.stdout).toMatch(/paypulse migrate: applied 001_\w+/);
     expect(cli.stdout).toContain(`embedded PostgreSQL in ${dir}`);
-  });
+  }, 90_000);
 
   it('exits 1 and says what to set when no database is configured', async () => {
     const cli = started(['migrate'], {});

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
 import { stringify } from 'yaml';
 import { pino } from 'pino';
 import { promRulesYaml } from '../../src/alerts/promRules.js';
@@ -52,9 +53,22 @@ describe('Redis server health', () => {
     expect(second.memoryRatio!).toBeLessThan(1);
     expect(second.memoryRatio!).toBeGreaterThan(first.memoryRatio! + 0.5);
     expect(second.usedMemoryBytes).toBeGreaterThan(first.usedMemoryBytes + 4_000_000);
-    // 90 commands and a sample in between, over one (injected) minute; the log holds 128 entries by default.
-    expect(second.slowCommandsPerMinute!).toBeGreaterThanOrEqual(90);
+    // 90 of our own commands and a sample in between, over one (injected) minute; the log holds 128 entries.
+    expect(second.ownSlowCallsPerMinute!).toBeGreaterThanOrEqual(90);
+    expect(second.slowCommandsPerMinute!).toBe(0);
     expect(second.keyspaceHitRatio!).toBeCloseTo(30 / 40, 5);
+
+    // Another client's commands are the ones the slow-command alert is for.
+    const other = createClient({ url: redis.url });
+    await other.connect();
+    try {
+      for (let i = 0; i < 20; i++) await other.get(`other:${i}`);
+    } finally {
+      await other.close();
+    }
+    const third = await reader.sample(start + 120_000);
+    expect(third.slowCommandsPerMinute!).toBeGreaterThanOrEqual(20);
+    expect(third.ownSlowCallsPerMinute!).toBeLessThan(5);
   });
 
   describe('through the service', () => {
@@ -87,7 +101,7 @@ describe('Redis server health', () => {
     });
   });
 
-  it.skipIf(!hasPromtool)('has rules that fire at memory > 80 %/90 %, clients > 80 %, > 10 slow commands a minute and lag > 1 s', () => {
+  it.skipIf(!hasPromtool)('has rules that fire at memory > 80 %/90 %, clients > 80 %, > 10 slow commands a minute for 2 minutes and lag > 1 s', () => {
     const dir = mkdtempSync(join(tmpdir(), 'paypulse-redis-rules-'));
     try {
       writeFileSync(join(dir, 'rules.yml'), promRulesYaml(resolveAlertRules({}), { windows: ['1m', '5m', '15m', '1h'] }));
@@ -101,7 +115,7 @@ describe('Redis server health', () => {
           input_series: [
             series('paypulse_redis_memory_used_ratio', 0.79, 0.85),
             series('paypulse_redis_clients_ratio', 0.5, 0.81),
-            series('paypulse_redis_slow_commands_per_minute', 10, 12),
+            { series: 'paypulse_redis_slow_commands_per_minute{instance="a"}', values: '10x12 12x40' },
             series('paypulse_redis_replication_lag_seconds', 1, 2),
           ],
           alert_rule_test: [
@@ -111,7 +125,8 @@ describe('Redis server health', () => {
             { eval_time: '55s', alertname: 'PayPulseRedisClientsHigh', exp_alerts: [] },
             { eval_time: '70s', alertname: 'PayPulseRedisMemoryHigh', exp_alerts: [alert('warn', 'Redis uses 85% of maxmemory (> 80 %)')] },
             { eval_time: '70s', alertname: 'PayPulseRedisClientsHigh', exp_alerts: [alert('warn', 'Redis has 81% of maxclients connected (> 80 %)')] },
-            { eval_time: '70s', alertname: 'PayPulseRedisSlowCommands', exp_alerts: [alert('warn', 'Redis logs 12 slow commands a minute (> 10)')] },
+            { eval_time: '70s', alertname: 'PayPulseRedisSlowCommands', exp_alerts: [] },
+            { eval_time: '190s', alertname: 'PayPulseRedisSlowCommands', exp_alerts: [alert('warn', 'Redis logs 12 slow commands a minute from other clients (> 10 for 2 minutes)')] },
             { eval_time: '70s', alertname: 'PayPulseRedisReplicationLag', exp_alerts: [alert('major', 'a Redis replica lags 2 s behind its primary (> 1 s)')] },
           ],
         }],

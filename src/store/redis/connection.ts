@@ -54,10 +54,15 @@ const discoveryRetryMs = 250;
 // rate query cost ≈ 20 % more client time and its p99 doubled, the timers' garbage collections falling
 // among the queries (docs/benchmarks.md).
 const commandOptions = { timeout: 0 };
+/**
+ * Every connection of ours names itself (CLIENT SETNAME), so Redis's slow log tells our own calls from other
+ * clients' commands: the slow-command alert is for what slows our calls, not for our calls themselves.
+ */
+export const ownClientName = 'paypulse';
 
 function createFor(target: RedisTarget): AnyClient {
   if (target.kind === 'cluster') {
-    return createCluster({ rootNodes: target.urls.map((url) => ({ url })), commandOptions, defaults: { socket, disableOfflineQueue: true } }) as unknown as AnyClient;
+    return createCluster({ rootNodes: target.urls.map((url) => ({ url })), commandOptions, defaults: { socket, disableOfflineQueue: true, name: ownClientName } }) as unknown as AnyClient;
   }
   if (target.kind === 'sentinel') {
     const { username, password, database } = target;
@@ -65,11 +70,11 @@ function createFor(target: RedisTarget): AnyClient {
       name: target.primaryName,
       sentinelRootNodes: target.sentinels,
       commandOptions,
-      nodeClientOptions: { socket, disableOfflineQueue: true, username, password, database },
+      nodeClientOptions: { socket, disableOfflineQueue: true, username, password, database, name: ownClientName },
       sentinelClientOptions: { socket },
     }) as unknown as AnyClient;
   }
-  return createClient({ url: target.url, socket, disableOfflineQueue: true, commandOptions }) as AnyClient;
+  return createClient({ url: target.url, socket, disableOfflineQueue: true, commandOptions, name: ownClientName }) as AnyClient;
 }
 
 export class RedisConnection {

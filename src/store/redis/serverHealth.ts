@@ -1,7 +1,8 @@
 // The Redis server's own health, read periodically from INFO and SLOWLOG on every master (docs/storage.md,
-// "Redis health"): memory against maxmemory, clients against maxclients, slow commands per minute,
+// "Redis health"): memory against maxmemory, clients against maxclients, slow commands per minute (other
+// clients' apart from our own calls),
 // replication lag and the keyspace hit rate — what an operator alerts on before Redis starts refusing writes.
-import type { RedisConnection, RedisReply } from './connection.js';
+import { ownClientName, type RedisConnection, type RedisReply } from './connection.js';
 
 export interface RedisServerHealth {
   /** Clock time of the sample (wall clock: it describes a real server). */
@@ -15,8 +16,10 @@ export interface RedisServerHealth {
   maxClients: number;
   /** The busiest master's clients / maxclients. */
   clientsRatio: number;
-  /** Slow-log entries added since the previous sample, per minute; null on the first sample. */
+  /** Other clients' slow-log entries added since the previous sample, per minute; null on the first sample. */
   slowCommandsPerMinute: number | null;
+  /** Our own calls' slow-log entries (connections named `paypulse`) per minute; null on the first sample. */
+  ownSlowCallsPerMinute: number | null;
   /** Worst replica lag behind its primary in seconds (INFO replication); 0 without replicas. */
   replicationLagSeconds: number;
   /** keyspace_hits / (hits + misses) since the previous sample; null without lookups or on the first sample. */
@@ -57,10 +60,22 @@ export function parseNodeInfo(info: string): NodeInfo {
   };
 }
 
-/** SLOWLOG GET 1 → the newest entry's id (ids only grow while the server runs), or -1 when the log is empty. */
-function newestSlowId(reply: RedisReply): number {
-  const first = Array.isArray(reply) ? reply[0] : undefined;
-  return Array.isArray(first) && typeof first[0] === 'number' ? first[0] : -1;
+/** Slow-log entries read per master and sample: past it, the entries not read count as other clients'. */
+const slowEntriesRead = 128;
+
+interface SlowLog {
+  /** The newest entry's id (ids only grow while the server runs), or -1 when the log is empty. */
+  newestId: number;
+  /** Ids of the entries read that our own connections made. */
+  ownIds: number[];
+}
+
+/** SLOWLOG GET n → its newest id and which of its entries are ours (an entry's sixth field is the client name). */
+function slowLogOf(reply: RedisReply): SlowLog {
+  const entries = Array.isArray(reply) ? reply.filter(Array.isArray) : [];
+  const first = entries[0];
+  const ownIds = entries.filter((e) => e[5] === ownClientName && typeof e[0] === 'number').map((e) => e[0] as number);
+  return { newestId: first && typeof first[0] === 'number' ? first[0] : -1, ownIds };
 }
 
 interface Previous {
@@ -79,10 +94,11 @@ export class RedisServerHealthReader {
   async sample(now = Date.now()): Promise<RedisServerHealth> {
     const [infos, slowLogs] = await Promise.all([
       this.redis.onEveryMaster(['INFO']) as Promise<string[]>,
-      this.redis.onEveryMaster(['SLOWLOG', 'GET', '1']),
+      this.redis.onEveryMaster(['SLOWLOG', 'GET', String(slowEntriesRead)]),
     ]);
     const nodes = infos.map(parseNodeInfo);
-    const slowIds = slowLogs.map(newestSlowId);
+    const logs = slowLogs.map(slowLogOf);
+    const slowIds = logs.map((l) => l.newestId);
     const sum = (pick: (n: NodeInfo) => number) => nodes.reduce((total, n) => total + pick(n), 0);
     const hits = sum((n) => n.hits);
     const misses = sum((n) => n.misses);
@@ -96,18 +112,25 @@ export class RedisServerHealthReader {
       connectedClients: sum((n) => n.clients),
       maxClients: sum((n) => n.maxClients),
       clientsRatio: Math.max(0, ...nodes.map((n) => (n.maxClients > 0 ? n.clients / n.maxClients : 0))),
-      slowCommandsPerMinute: previous ? slowPerMinute(previous, slowIds, now) : null,
+      ...slowRates(previous, logs, now),
       replicationLagSeconds: Math.max(0, ...nodes.map((n) => n.lagSeconds)),
       keyspaceHitRatio: previous ? hitRatio(hits - previous.hits, misses - previous.misses) : null,
     };
   }
 }
 
-function slowPerMinute(previous: Previous, slowIds: number[], now: number): number {
-  // A restarted server (or a changed master list) starts its ids again: count what it holds now.
-  const added = slowIds.reduce((total, id, i) => total + (id >= (previous.slowIds[i] ?? -1) ? id - (previous.slowIds[i] ?? -1) : id + 1), 0);
+function slowRates(previous: Previous | undefined, logs: SlowLog[], now: number): Pick<RedisServerHealth, 'slowCommandsPerMinute' | 'ownSlowCallsPerMinute'> {
+  if (!previous) return { slowCommandsPerMinute: null, ownSlowCallsPerMinute: null };
+  let added = 0;
+  let own = 0;
+  logs.forEach((log, i) => {
+    // A restarted server (or a changed master list) starts its ids again: count what it holds now.
+    const before = log.newestId >= (previous.slowIds[i] ?? -1) ? (previous.slowIds[i] ?? -1) : -1;
+    added += log.newestId - before;
+    own += log.ownIds.filter((id) => id > before).length;
+  });
   const minutes = Math.max(now - previous.at, 1) / 60_000;
-  return added / minutes;
+  return { slowCommandsPerMinute: (added - own) / minutes, ownSlowCallsPerMinute: own / minutes };
 }
 
 function hitRatio(hits: number, misses: number): number | null {
