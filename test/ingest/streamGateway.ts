@@ -6,7 +6,9 @@ import type { Outcome } from '../../src/types.js';
 export type GatewayClient = RedisClientType;
 
 export async function connectGateway(url: string): Promise<GatewayClient> {
-  const client = createClient({ url }) as GatewayClient;
+  // node-redis gives up on a command after 5 s by default; on a machine shared with other test runs an XADD
+  // can wait longer, and a gateway that gave up would have to retry (a second entry, deduplicated later).
+  const client = createClient({ url, commandOptions: { timeout: 60_000 } }) as GatewayClient;
   client.on('error', () => undefined);
   await client.connect();
   return client;

@@ -98,7 +98,9 @@ class GroupConsumer implements StreamConsumer {
     while (!this.stopping) {
       try {
         await this.step(worker);
-        if (this.failingSince !== null) {
+        // Worker 0 alone reports the outage and its end: the workers share one connection, and a poller's
+        // turn can pass without a command, so theirs would flap.
+        if (worker === 0 && this.failingSince !== null) {
           this.options.logger?.info({ downMs: Date.now() - this.failingSince }, 'paypulse: stream consumer reading again');
           this.failingSince = null;
         }
@@ -110,7 +112,7 @@ class GroupConsumer implements StreamConsumer {
           this.groupReady.clear();
           continue;
         }
-        if (this.failingSince === null) {
+        if (worker === 0 && this.failingSince === null) {
           this.failingSince = Date.now();
           this.options.logger?.warn({ err: String(err), streams: this.keys }, 'paypulse: stream consumer cannot reach Redis; backing off until it can');
         }
