@@ -44,3 +44,16 @@ describe('the shape of src/', () => {
     expect(files.flatMap((f) => longFunctions(f.path, f.text))).toEqual([]);
   });
 });
+
+describe('the text of the tree', () => {
+  it('holds no merge-conflict markers', () => {
+    const tracked = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'results' ? [] : tracked(path);
+      return /\.(ts|js|lua|sql|md|json|ya?ml|html|css)$/.test(entry.name) ? [path] : [];
+    });
+    const files = ['src', 'test', 'bench', 'web', 'docs', 'deploy'].flatMap(tracked).concat('README.md');
+    const marked = files.filter((path) => /^(<{7}|>{7}) /m.test(readFileSync(path, 'utf8')));
+    expect(marked).toEqual([]);
+  });
+});

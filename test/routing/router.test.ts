@@ -242,7 +242,7 @@ describe('experiment', () => {
 });
 
 describe('bad input', () => {
-  it('names the field', () => {
+  it('names the field', async () => {
     const s = stack();
     const fieldOf = (req: unknown) => {
       try {
@@ -259,6 +259,6 @@ describe('bad input', () => {
     expect(fieldOf({ candidates: ['a'], amount: -1 })).toEqual(['amount']);
     expect(fieldOf({ candidates: ['a'], dims: { method: 'a b' } })).toEqual(['dims.method']);
     expect(fieldOf({ candidates: ['a'], requestId: '' })).toEqual(['requestId']);
-    expect(() => s.routing.breaker('a').setMode('sideways' as never)).toThrow(ValidationError);
+    await expect(s.routing.breaker('a').setMode('sideways' as never)).rejects.toThrow(ValidationError);
   });
 });

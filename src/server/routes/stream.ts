@@ -80,6 +80,20 @@ function refuseOpen(reply: FastifyReply, waitMs: number, opensPerMinute: number)
   return true;
 }
 
+/** Takes the response over from Fastify and writes the event stream's head. */
+function startEventStream(reply: FastifyReply): FastifyReply['raw'] {
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // nginx buffers responses unless told not to; an event stream must pass through at once.
+    'x-accel-buffering': 'no',
+  });
+  res.write('retry: 1000\n\n');
+  return res;
+}
+
 export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOptions): void {
   const { hub, onDrop, maxStreamsPerIp = 20, maxBufferedBytes = 256 * 1024, stallGraceMs = 10_000, replayMaxBytes = 1024 * 1024, opensPerMinute = 60 } = options;
   const open = new Set<() => void>();
@@ -110,15 +124,7 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
       }
 
       reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        // nginx buffers responses unless told not to; an event stream must pass through at once.
-        'x-accel-buffering': 'no',
-      });
-      res.write('retry: 1000\n\n');
+      const res = startEventStream(reply);
 
       let ended = false;
       const replay = lastEventId === undefined ? { events: [], gap: false } : hub.since(lastEventId, replayMaxBytes);
