@@ -105,22 +105,60 @@ function muteUntil(state: SharedState | null | undefined): number | null {
   }
 }
 
-/** The snapshot's targets (long windows added), each with its stored state, and each channel's mute. */
+/**
+ * The snapshot's targets (long windows added), each with its stored state, and each channel's mute. Read a
+ * channel at a time: a channel's keys share its slot, so on a Redis Cluster with one master down the channels of
+ * the others are still evaluated; the unreadable ones are named, and only when none can be read does it throw.
+ */
 async function readTargets(options: AlertEvaluatorOptions, given: HealthSnapshot, longLabels: string[]) {
   const { rules, namespace, coordination } = options;
   const snapshot = options.longWindows ? await options.longWindows.extend(given, longLabels) : given;
-  const targets: Target[] = targetsOf(snapshot, rules, namespace);
-  const channels = [...new Set(targets.map((t) => t.channel))];
-  const stored = await coordination.readStates([...targets.map((t) => t.key), ...channels.map((c) => muteKeyOf(namespace, c))]);
-  const mutes = new Map(channels.map((c, i) => [c, muteUntil(stored[targets.length + i])]));
-  return { targets, stored, mutes };
+  const all: Target[] = targetsOf(snapshot, rules, namespace);
+  const byChannel = new Map<string, Target[]>();
+  for (const t of all) byChannel.set(t.channel, [...(byChannel.get(t.channel) ?? []), t]);
+  const reads = await Promise.allSettled([...byChannel].map(([channel, ts]) => coordination.readStates([...ts.map((t) => t.key), muteKeyOf(namespace, channel)])));
+  const targets: Target[] = [];
+  const stored: Array<SharedState | null> = [];
+  const mutes = new Map<string, number | null>();
+  const unreadable = new Set<string>();
+  let firstError: unknown;
+  [...byChannel].forEach(([channel, ts], i) => {
+    const read = reads[i]!;
+    if (read.status === 'rejected') {
+      unreadable.add(channel);
+      firstError ??= read.reason;
+      return;
+    }
+    targets.push(...ts);
+    stored.push(...read.value.slice(0, ts.length));
+    mutes.set(channel, muteUntil(read.value[ts.length]));
+  });
+  if (unreadable.size > 0 && unreadable.size === byChannel.size) throw firstError;
+  return { targets, stored, mutes, unreadable };
 }
 
+type Step = Awaited<ReturnType<typeof stepTarget>>;
+
 /** Hands the transitions this instance won to the durable copy. */
-function keepSteps(keeper: AlertStateKeeper, targets: Target[], steps: Array<Awaited<ReturnType<typeof stepTarget>>>): void {
+function keepSteps(keeper: AlertStateKeeper, targets: Target[], steps: Step[]): void {
   steps.forEach((s, i) => {
     if (s.notification && s.stored) keeper.keepStep(targets[i]!, s.stored, s.notification);
   });
+}
+
+/** What is shown after an evaluation: a channel whose state could not be read shows what it showed, since no
+ * transition is made without its stored state. */
+function shownAfter(steps: Step[], previous: ActiveAlert[], unreadable: Set<string>): ActiveAlert[] {
+  const shown = [...steps.flatMap((s) => (s.shown ? [s.shown] : [])), ...previous.filter((a) => unreadable.has(a.channel))];
+  return shown.sort((a, b) => a.channel.localeCompare(b.channel) || a.id.localeCompare(b.id));
+}
+
+function deliver(options: AlertEvaluatorOptions, transitions: AlertNotification[], active: ActiveAlert[], nowMs: number): void {
+  for (const n of transitions) {
+    options.onTransition?.(n);
+    if (!n.muted) options.sink.dispatch(n);
+  }
+  options.sink.firing?.(active.filter((a) => !a.muted), nowMs);
 }
 
 export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvaluator {
@@ -146,18 +184,14 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
       logger?.warn({ err: (err as Error).message }, 'paypulse: alert state unreadable; evaluation paused');
       return { evaluated: false, reason: 'store-error', transitions: [] };
     }
-    const { targets, stored, mutes } = read;
+    const { targets, stored, mutes, unreadable } = read;
+    if (unreadable.size > 0) status.storeErrors++;
     if (options.keeper && !(await options.keeper.confirmStore())) return { evaluated: false, reason: 'store-restored', transitions: [] };
     const steps = await Promise.all(targets.map((t, i) => stepTarget(stepContext, t, stored[i] ?? null, mutes.get(t.channel) ?? null, nowMs, slot)));
     if (options.keeper) keepSteps(options.keeper, targets, steps);
     const transitions = steps.flatMap((s) => (s.notification ? [s.notification] : []));
-    const nextActive = steps.flatMap((s) => (s.shown ? [s.shown] : []));
-    active = nextActive.sort((a, b) => a.channel.localeCompare(b.channel) || a.id.localeCompare(b.id));
-    for (const n of transitions) {
-      options.onTransition?.(n);
-      if (!n.muted) sink.dispatch(n);
-    }
-    sink.firing?.(active.filter((a) => !a.muted), nowMs);
+    active = shownAfter(steps, active, unreadable);
+    deliver(options, transitions, active, nowMs);
     status.paused = false;
     status.lastEvaluatedAt = nowMs;
     status.evaluations++;
