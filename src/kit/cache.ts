@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { KitKeys } from '../store/keys/kit.js';
 import { invalidField } from './errors.js';
-import { BoundedLru } from './boundedLru.js';
+import { BoundedLru } from '../boundedLru.js';
 import { ConcurrencyLimit } from './concurrencyLimit.js';
 import type { InvalidationSubscription, KitStore } from '../store/ports/kit.js';
 import { encodeJson, nameLimits, normaliseName, positiveMs } from './validate.js';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { StoreUnavailableError, ValidationError } from '../errors.js';
-import { BoundedLru } from '../kit/boundedLru.js';
+import { BoundedLru } from '../boundedLru.js';
 import type { StatsStore } from '../store/ports/stats.js';
 import type {
   FailedRequest,

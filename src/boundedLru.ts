@@ -2,7 +2,7 @@
 // The cache's in-process tier (L1; a two-level cache is the known fix for hot keys, docs/background.md)
 // keeps JSON text in it, not objects, so one caller mutating its result cannot change another's; the
 // success-rate engine keeps its last known rates in one.
-import type { Clock } from '../clock.js';
+import type { Clock } from './clock.js';
 
 interface Entry<V> {
   value: V;
