@@ -6,7 +6,7 @@ export { wilson } from './stats/wilson.js';
 export type * from './types.js';
 export { LockHeldError, LockLostError, IdempotencyMismatchError, fencedUpdate, fencedUpdateExample, cacheKey } from './kit/index.js';
 export type { KitLock, LockHandle, LockOptions, KitIdempotency, IdempotencyOptions, IdempotencyOutcome, KitCache, CacheOptions, RecencyOptions, RecencySet } from './kit/index.js';
-export type { SqlClient } from './history/sqlClient.js';
+export type { SqlClient } from './store/ports/sqlClient.js';
 export { createPostgresOperatorState, openPostgresOperatorState } from './history/operatorState.js';
 export type { OperatorStateStore, KeptState, KeptKind } from './store/ports/operatorState.js';
 export type { OperatorStateSettings, OperatorStateStats } from './operatorState/index.js';

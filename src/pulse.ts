@@ -19,7 +19,7 @@ import { KnownSeries } from './stats/knownSeries.js';
 import { addRecords, noRecords, verdictOf } from './stats/recordResults.js';
 import { resolveSettings, type ResolvedSettings } from './stats/settings.js';
 import { kitWithAuthority } from './store/kitWithAuthority.js';
-import { openKitDatabase, type OpenedKitAuthority } from './store/postgres/kitDatabase.js';
+import { openKitDatabase, type OpenedKitAuthority } from './history/kitDatabase.js';
 import { MemoryCoordinationStore } from './store/memory/coordination.js';
 import { MemoryKitStore } from './store/memory/kit/index.js';
 import { MemoryStatsStore } from './store/memory/statsStore.js';

@@ -3,7 +3,7 @@ import type { AlertRulesInput, Thresholds } from './alerts/rules.js';
 import type { Clock } from './clock.js';
 import type { RoutingOptions } from './routing/types.js';
 import type { DegradationThresholds } from './stats/degradation.js';
-import type { SqlClient } from './history/sqlClient.js';
+import type { SqlClient } from './store/ports/sqlClient.js';
 import type { OperatorStateSettings } from './operatorState/index.js';
 
 export type OutcomeStatus = 'success' | 'failure' | 'pending';

@@ -38,8 +38,9 @@ const mayImport: Record<string, readonly string[]> = {
   alerts: ['types.ts', 'errors.ts', 'clock.ts', 'ownEntry.ts', 'parseTime.ts', 'store/keys', 'store/ports', 'stats'],
   // Redis Streams ingest reads a Redis stream, so it takes the Redis connection itself.
   ingest: ['types.ts', 'errors.ts', 'store/keys', 'store/redis', 'stats'],
-  // History writes what the features produce (minutes, alert and breaker transitions) into PostgreSQL.
-  history: ['types.ts', 'errors.ts', 'clock.ts', 'store/ports', 'alerts', 'routing'],
+  // History writes what the features produce (minutes, alert and breaker transitions) into PostgreSQL; it owns
+  // that database (clients, migrations), so it also opens it for the kit's PostgreSQL authority.
+  history: ['types.ts', 'errors.ts', 'clock.ts', 'store/ports', 'store/postgres', 'alerts', 'routing'],
   // Operator state keeps the alerts' and the breakers' state across a Redis restart.
   operatorState: ['types.ts', 'clock.ts', 'store/keys', 'store/ports', 'alerts', 'routing'],
   // The options and the library's entry point assemble every feature on its engines.
@@ -57,17 +58,12 @@ const topParts = ['server', 'cli', 'index.ts'];
 const notYetMended = {
   cycles: ['src/alerts/decision.ts → src/types.ts → src/operatorState/index.ts → src/alerts/state.ts → src/alerts/decision.ts'],
   imports: [
-    'src/alerts/history.ts → src/history/sqlClient.ts (alerts may not import history)',
-    'src/store/postgres/kitAuthority.ts → src/history/sqlClient.ts (store/postgres may not import history)',
-    'src/store/postgres/kitDatabase.ts → src/history/migrate.ts (store/postgres may not import history)',
-    'src/store/postgres/kitDatabase.ts → src/history/postgresClient.ts (store/postgres may not import history)',
-    'src/store/postgres/kitDatabase.ts → src/history/sqlClient.ts (store/postgres may not import history)',
     'src/types.ts → src/alerts/rules.ts (types.ts may not import alerts)',
     'src/types.ts → src/clock.ts (types.ts may not import clock.ts)',
-    'src/types.ts → src/history/sqlClient.ts (types.ts may not import history)',
     'src/types.ts → src/operatorState/index.ts (types.ts may not import operatorState)',
     'src/types.ts → src/routing/types.ts (types.ts may not import routing)',
     'src/types.ts → src/stats/degradation.ts (types.ts may not import stats)',
+    'src/types.ts → src/store/ports/sqlClient.ts (types.ts may not import store/ports)',
   ],
 };
 

@@ -1,6 +1,6 @@
 // Alert transitions in the history store (PostgreSQL or PGlite, table alert_transitions of migration
 // 002_alerts.sql): written by the instance that won each transition, read by GET /v1/alerts/history.
-import type { SqlClient } from '../history/sqlClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
 import type { AlertNotification } from './notification.js';
 
 export interface AlertHistoryQuery {

@@ -3,7 +3,7 @@
 import { migrate } from '../history/migrate.js';
 import { connectPostgres } from '../history/postgresClient.js';
 import { openPglite } from '../history/pgliteClient.js';
-import type { SqlClient } from '../history/sqlClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
 import { loadConfig, type LoadConfigOptions } from '../server/config.js';
 
 export interface MigrateCommandOptions extends LoadConfigOptions {

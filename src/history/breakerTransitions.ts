@@ -1,7 +1,7 @@
 // The breaker's transitions in the history store (migration 003): written by the instance that made each
 // transition, read back for a channel's breaker history.
 import type { BreakerTransition } from '../routing/sharedBreakers.js';
-import type { SqlClient } from './sqlClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
 
 export interface BreakerHistory {
   record(t: BreakerTransition): Promise<void>;

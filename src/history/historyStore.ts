@@ -2,7 +2,7 @@
 // the table keeps timestamptz so people querying it with psql read real dates.
 import type { MinuteCounts } from '../types.js';
 import { createAlertHistory, type AlertHistory } from '../alerts/history.js';
-import type { SqlClient } from './sqlClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
 import { createBreakerHistory, type BreakerHistory } from './breakerTransitions.js';
 
 export interface MinuteSnapshot extends MinuteCounts {

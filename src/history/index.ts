@@ -4,7 +4,7 @@ import { createHistoryStore, type HistoryStore } from './historyStore.js';
 import { migrate } from './migrate.js';
 import { connectPostgres } from './postgresClient.js';
 import { openPglite } from './pgliteClient.js';
-import type { SqlClient } from './sqlClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
 
 export interface HistoryOptions {
   databaseUrl?: string;

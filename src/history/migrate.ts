@@ -1,7 +1,7 @@
 // Applies the plain SQL files of migrations/ in name order, each once, each in its own transaction.
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { SqlClient } from './sqlClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
 
 /** The folder beside this module; `npm run build` copies it next to the compiled file. */
 export const migrationsDir = fileURLToPath(new URL('./migrations/', import.meta.url));

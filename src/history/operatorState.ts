@@ -4,7 +4,7 @@
 import type { KeptKind, KeptState, OperatorStateStore } from '../store/ports/operatorState.js';
 import { migrate } from './migrate.js';
 import { connectPostgres } from './postgresClient.js';
-import type { SqlClient } from './sqlClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
 
 const at = (param: number) => `to_timestamp($${param}::float8 / 1000)`;
 

@@ -1,7 +1,7 @@
 // SqlClient over embedded PostgreSQL (PGlite): the default when no DATABASE_URL is given.
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { ensureCluster, scratchFolder } from './pgliteCluster.js';
-import type { SqlClient } from './sqlClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
 
 type Db = PGlite | Transaction;
 

@@ -1,6 +1,6 @@
 // SqlClient over a PostgreSQL server with postgres.js (porsager).
 import postgres from 'postgres';
-import type { SqlClient } from './sqlClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 

@@ -9,7 +9,7 @@ import { resolveAlertRules } from '../../src/alerts/rules.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate } from '../../src/history/migrate.js';
 import { openPglite } from '../../src/history/pgliteClient.js';
-import type { SqlClient } from '../../src/history/sqlClient.js';
+import type { SqlClient } from '../../src/store/ports/sqlClient.js';
 import { installErrorHandlers } from '../../src/server/httpErrors.js';
 import { channelParamsSchema, errorResponses, sharedSchemas } from '../../src/server/schemas.js';
 import { dropAt, SteadyTraffic } from '../../src/sim/steadyTraffic.js';

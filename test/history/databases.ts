@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { openPglite } from '../../src/history/pgliteClient.js';
 import { connectPostgres } from '../../src/history/postgresClient.js';
-import type { SqlClient } from '../../src/history/sqlClient.js';
+import type { SqlClient } from '../../src/store/ports/sqlClient.js';
 
 /** The maintenance database used only to CREATE and DROP the test databases. */
 const adminUrl = process.env.PAYPULSE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

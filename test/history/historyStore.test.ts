@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHistoryStore, type HistoryStore } from '../../src/history/historyStore.js';
 import { migrate, readMigrations } from '../../src/history/migrate.js';
-import type { SqlClient } from '../../src/history/sqlClient.js';
+import type { SqlClient } from '../../src/store/ports/sqlClient.js';
 import { openHistory } from '../../src/history/index.js';
 import { backends } from './databases.js';
 

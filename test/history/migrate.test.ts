@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../../src/history/migrate.js';
 import { connectPostgres } from '../../src/history/postgresClient.js';
-import type { SqlClient } from '../../src/history/sqlClient.js';
+import type { SqlClient } from '../../src/store/ports/sqlClient.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 
 let database: TestDatabase | undefined;

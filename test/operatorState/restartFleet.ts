@@ -11,7 +11,7 @@ import { ManualClock } from '../../src/clock.js';
 import { migrate } from '../../src/history/migrate.js';
 import { openPostgresOperatorState } from '../../src/history/operatorState.js';
 import { connectPostgres } from '../../src/history/postgresClient.js';
-import type { SqlClient } from '../../src/history/sqlClient.js';
+import type { SqlClient } from '../../src/store/ports/sqlClient.js';
 import { createPulse, type Pulse } from '../../src/index.js';
 import { SteadyTraffic, type SteadyChannel } from '../../src/sim/steadyTraffic.js';
 import { createTestDatabase, type TestDatabase } from '../history/databases.js';

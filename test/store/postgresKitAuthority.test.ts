@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { PayPulseError } from '../../src/errors.js';
 import { migrate } from '../../src/history/migrate.js';
-import type { SqlClient } from '../../src/history/sqlClient.js';
+import type { SqlClient } from '../../src/store/ports/sqlClient.js';
 import { createPulse } from '../../src/index.js';
 import { kitKeys } from '../../src/store/keys/kit.js';
 import { createPostgresKitAuthority, type KitAuthority } from '../../src/store/postgres/kitAuthority.js';

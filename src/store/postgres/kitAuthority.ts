@@ -11,7 +11,7 @@
 // is granted, completed or extended again), so a statement cut off with its connection is retried a few times
 // before the caller gets StoreUnavailableError: the kit then fails closed, never open.
 import { StoreUnavailableError } from '../../errors.js';
-import type { SqlClient } from '../../history/sqlClient.js';
+import type { SqlClient } from '../ports/sqlClient.js';
 import type { AcquireLockReply, BeginIdempotentReply, KitStore, LockKeys } from '../ports/kit.js';
 
 export type KitAuthority = Pick<

@@ -1,11 +1,11 @@
 // Opens the kit's authority from `createPulse({ kitDatabase })`: a URL is connected to (and closed with the
 // pulse), a client is used as given (its owner closes it). Either way the migrations run first, so the tables
 // and the fence sequence exist before the first mark is taken.
-import { PayPulseError } from '../../errors.js';
-import { migrate } from '../../history/migrate.js';
-import { connectPostgres } from '../../history/postgresClient.js';
-import type { SqlClient } from '../../history/sqlClient.js';
-import { createPostgresKitAuthority, type KitAuthority } from './kitAuthority.js';
+import { PayPulseError } from '../errors.js';
+import { migrate } from './migrate.js';
+import { connectPostgres } from './postgresClient.js';
+import type { SqlClient } from '../store/ports/sqlClient.js';
+import { createPostgresKitAuthority, type KitAuthority } from '../store/postgres/kitAuthority.js';
 
 export interface OpenedKitAuthority {
   authority: KitAuthority;

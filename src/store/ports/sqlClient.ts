@@ -1,5 +1,6 @@
-// The narrow SQL port the history store talks to. PostgreSQL servers (postgres.js) and embedded PGlite
-// both implement it, so one set of SQL statements and one migration folder serve both (docs/architecture.md).
+// The narrow SQL port the history store and the kit's PostgreSQL authority talk to. PostgreSQL servers
+// (postgres.js) and embedded PGlite both implement it, so one set of SQL statements and one migration folder
+// serve both (docs/architecture.md).
 
 export interface SqlClient {
   /** One parameterised statement ($1, $2 …); rows come back as plain objects. */
