@@ -4,6 +4,7 @@ export { PayPulseError, ValidationError, StoreUnavailableError, errorCodes, type
 export { parseWindow } from './stats/windows.js';
 export { wilson } from './stats/wilson.js';
 export type * from './types.js';
+export type { PulseOptions } from './options.js';
 export { LockHeldError, LockLostError, IdempotencyMismatchError, fencedUpdate, fencedUpdateExample, cacheKey } from './kit/index.js';
 export type { KitLock, LockHandle, LockOptions, KitIdempotency, IdempotencyOptions, IdempotencyOutcome, KitCache, CacheOptions, RecencyOptions, RecencySet } from './kit/index.js';
 export type { SqlClient } from './store/ports/sqlClient.js';

@@ -33,12 +33,12 @@ import { RedisStatsStore } from './store/redis/statsStore.js';
 import { RedisServerHealthReader, startServerHealthSampler, type ServerHealthSampler } from './store/redis/serverHealth.js';
 import { planRouting, startRouting, type BreakerHandle, type Routing } from './routing/index.js';
 import type { RouteDecision, RouteRequest } from './routing/types.js';
+import type { PulseOptions } from './options.js';
 import type {
   FailedRequest,
   MinuteCounts,
   Outcome,
   PulseHealth,
-  PulseOptions,
   Rate,
   RecordManyResult,
   RecordResult,

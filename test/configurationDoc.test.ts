@@ -1,6 +1,6 @@
 // docs/configuration.md covers every setting there is: each service setting (the config parser's keys) is a row
 // of the `paypulse serve` table with its environment variable, and each `createPulse` option (the keys of
-// PulseOptions in src/types.ts) a row of the options table. A setting added without its row fails here.
+// PulseOptions in src/options.ts) a row of the options table. A setting added without its row fails here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { envFields, serviceSettingNames } from '../src/server/config.js';
@@ -25,7 +25,7 @@ function tableRows(heading: string): Map<string, string> {
 
 /** The names PulseOptions declares, read from its source: the type has no runtime form. */
 function pulseOptionNames(): string[] {
-  const source = readFileSync(new URL('../src/types.ts', import.meta.url), 'utf8');
+  const source = readFileSync(new URL('../src/options.ts', import.meta.url), 'utf8');
   const body = /export interface PulseOptions \{\n([\s\S]*?)\n\}/.exec(source)?.[1] ?? '';
   return [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]!);
 }

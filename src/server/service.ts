@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { openHistory, startSnapshotJob, type HistoryStore, type SnapshotJob } from '../history/index.js';
 import { createPulse, type Pulse } from '../pulse.js';
-import type { PulseOptions } from '../types.js';
+import type { PulseOptions } from '../options.js';
 import { buildApp } from './app.js';
 import { defaultLevels } from './configLevels.js';
 import type { ServiceConfig } from './config.js';

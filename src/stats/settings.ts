@@ -1,8 +1,8 @@
-// Turns PulseOptions into checked settings: defaults (their reasons in docs/configuration.md), one
-// clear message per bad option.
+// Turns the success-rate part of PulseOptions into checked settings: defaults (their reasons in
+// docs/configuration.md), one clear message per bad option.
 import { PayPulseError } from '../errors.js';
 import type { EngineSettings } from '../store/ports/stats.js';
-import type { PulseOptions, Strategy } from '../types.js';
+import type { Strategy } from '../types.js';
 import { namespacePattern } from '../store/keys/index.js';
 import { isDimensionName } from './validate.js';
 import { parseWindow } from './windows.js';
@@ -29,13 +29,36 @@ export interface ResolvedSettings extends EngineSettings {
   maxDimensionValues: number;
 }
 
+/**
+ * The options this file reads, by the names PulseOptions (src/options.ts) gives and documents them; declared
+ * here by shape because the options sit above stats, naming every feature's settings.
+ */
+export type StatsOptions = Partial<{
+  namespace: string;
+  strategy: Strategy;
+  windows: string[];
+  minSamples: number;
+  dimensions: string[][];
+  restrictDims: boolean;
+  pendingTimeoutMs: number;
+  skewToleranceMs: number;
+  recordTimeoutMs: number;
+  bufferLimit: number;
+  maxBatch: number;
+  excusedCodes: string[];
+  routing: { excusedCodes?: string[] };
+  lastKnownLimit: number;
+  maxChannels: number;
+  maxDimensionValues: number;
+}>;
+
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
   if (!Number.isSafeInteger(v) || v <= 0) throw new PayPulseError('PP_ERR_CONFIG', `${name} must be a positive integer, got ${value}`);
   return v;
 }
 
-export function resolveSettings(options: PulseOptions): ResolvedSettings {
+export function resolveSettings(options: StatsOptions): ResolvedSettings {
   const windows = options.windows ?? defaultWindows;
   if (windows.length === 0) throw new PayPulseError('PP_ERR_CONFIG', 'windows must name at least one window');
   let windowsSec: number[];

@@ -10,7 +10,8 @@ import { buildApp, type AppConfig } from '../../src/server/app.js';
 import { defaultConfig } from '../../src/server/config.js';
 import { createServiceMetrics } from '../../src/server/metrics/serviceMetrics.js';
 import { startRedis, type LocalRedis } from '../support/redisServer.js';
-import type { Outcome, PulseOptions } from '../../src/types.js';
+import type { PulseOptions } from '../../src/options.js';
+import type { Outcome } from '../../src/types.js';
 
 export const t0 = Date.UTC(2026, 2, 2, 9, 30);
 

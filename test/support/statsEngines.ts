@@ -4,7 +4,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createPulse, type Pulse } from '../../src/pulse.js';
 import { startCluster, startRedis, type LocalCluster, type LocalRedis } from './redisServer.js';
-import type { PulseOptions, Strategy } from '../../src/types.js';
+import type { PulseOptions } from '../../src/options.js';
+import type { Strategy } from '../../src/types.js';
 
 export interface EngineCase {
   name: string;
