@@ -1,7 +1,8 @@
 // Reads and writes per-minute snapshots. Timestamps cross the port as epoch ms (the library's unit);
 // the table keeps timestamptz so people querying it with psql read real dates.
 import type { MinuteCounts } from '../types.js';
-import { createAlertHistory, type AlertHistory } from '../alerts/history.js';
+import type { AlertHistory } from '../alerts/history.js';
+import { createAlertHistory } from './alertTransitions.js';
 import type { SqlClient } from '../store/ports/sqlClient.js';
 import { createBreakerHistory, type BreakerHistory } from './breakerTransitions.js';
 

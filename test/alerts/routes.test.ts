@@ -2,7 +2,7 @@
 // and bad input answered with the field named.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAlertHistory } from '../../src/alerts/history.js';
+import { createAlertHistory } from '../../src/history/alertTransitions.js';
 import { createAlerts, type Alerts } from '../../src/alerts/index.js';
 import { registerAlertRoutes } from '../../src/alerts/routes.js';
 import { resolveAlertRules } from '../../src/alerts/rules.js';

@@ -4,7 +4,7 @@
 // step records traffic, then every instance refreshes its snapshot and evaluates it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAlertHistory } from '../../src/alerts/history.js';
+import { createAlertHistory } from '../../src/history/alertTransitions.js';
 import type { AlertNotification } from '../../src/alerts/notification.js';
 import type { AlertRulesInput } from '../../src/alerts/rules.js';
 import { ManualClock } from '../../src/clock.js';

@@ -1,9 +1,9 @@
 // Alert transitions in the history store, on PGlite and on a PostgreSQL database of the test's own.
 import { describe, expect, it } from 'vitest';
-import { createAlertHistory } from '../../src/alerts/history.js';
+import { createAlertHistory } from '../../src/history/alertTransitions.js';
 import { emptyEvidence, type AlertNotification } from '../../src/alerts/notification.js';
 import { migrate } from '../../src/history/migrate.js';
-import { backends } from '../history/databases.js';
+import { backends } from './databases.js';
 
 const t0 = Date.UTC(2026, 4, 1, 9);
 const base: AlertNotification = {
