@@ -1,10 +1,11 @@
 // The options of createPulse (docs/configuration.md). They name every feature's settings, so they sit beside
 // pulse.ts, above the features, and not with the data shapes in types.ts that every layer imports.
-import type { AlertRulesInput, Thresholds } from './alerts/rules.js';
+import type { AlertRulesInput } from './alerts/rules.js';
 import type { Clock } from './clock.js';
 import type { OperatorStateSettings } from './operatorState/index.js';
 import type { RoutingOptions } from './routing/types.js';
 import type { DegradationThresholds } from './stats/degradation.js';
+import type { Thresholds } from './stats/severity.js';
 import type { SqlClient } from './store/ports/sqlClient.js';
 import type { PulseLogger, Strategy } from './types.js';
 

@@ -194,3 +194,19 @@ describe('the cycle finder', () => {
     expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', []]]))).toEqual([]);
   });
 });
+
+describe('one place for each rule', () => {
+  const files = sourceFiles('src').map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+  const holding = (pattern: RegExp) => files.filter((f) => pattern.test(f.text)).map((f) => f.path);
+
+  it('defines the alert levels and their defaults once, in stats/severity.ts', () => {
+    expect(holding(/^(export )?(interface Thresholds\b|type (Thresholds|Levels) =)/m)).toEqual(['src/stats/severity.ts']);
+    expect(holding(/warn: 0\.95/)).toEqual(['src/stats/severity.ts']);
+    expect(holding(/\{ warn: number; major: number; critical: number \}/)).toEqual([]);
+  });
+
+  it('spells the dimension name and value rules once, in stats/validate.ts', () => {
+    expect(holding(/\[A-Za-z\]\[A-Za-z0-9_\]|characters of \[A-Za-z0-9_\]|A-Z a-z 0-9 _,/)).toEqual(['src/stats/validate.ts']);
+    expect(holding(/\[A-Za-z0-9\._:\/\+-\]/)).toEqual(['src/stats/validate.ts']);
+  });
+});

@@ -3,7 +3,8 @@
 // setting's error does.
 import { ValidationError } from '../errors.js';
 import { promRulesYaml } from './promRules.js';
-import { resolveAlertRules, type AlertRules, type AlertRulesInput, type Thresholds } from './rules.js';
+import type { Thresholds } from '../stats/severity.js';
+import { resolveAlertRules, type AlertRules, type AlertRulesInput } from './rules.js';
 
 export interface AlertsSectionCheck {
   rules?: AlertRules;

@@ -127,6 +127,7 @@ export function createAlerts(given: AlertsOptions): Alerts {
   };
 }
 
-export { resolveAlertRules, windowsNeeded, type AlertRules, type AlertRulesInput, type Level, type Thresholds } from './rules.js';
+export { resolveAlertRules, windowsNeeded, type AlertRules, type AlertRulesInput, type Level } from './rules.js';
+export type { Thresholds } from '../stats/severity.js';
 export type { ActiveAlert, AlertNotification, Evidence } from './notification.js';
 export type { AlertHistory } from './history.js';

@@ -6,7 +6,8 @@
 // it is slightly pessimistic). The Wilson bound is computed in PromQL, so the levels fire as the service does:
 // the short window at once, the long one after `for: consecutive × evaluateEvery`.
 import { stringify } from 'yaml';
-import { levels, type AlertRules, type Level, type Thresholds } from './rules.js';
+import type { Thresholds } from '../stats/severity.js';
+import { levels, type AlertRules, type Level } from './rules.js';
 
 interface RecordingRule {
   record: string;

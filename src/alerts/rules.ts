@@ -2,6 +2,7 @@
 // every bad field is reported with its path (`alerts.channels.bank-x.thresholds.warn`) and the reason.
 // The levels are the service's `thresholds`, so the dashboard colours and the alerts never disagree.
 import { ValidationError, type FieldIssue } from '../errors.js';
+import { defaultThresholds, type Thresholds } from '../stats/severity.js';
 import { maxWindowSec, minWindowSec, parseWindow } from '../stats/windows.js';
 import { longWindowSec } from './longWindows.js';
 import { ownEntry } from '../ownEntry.js';
@@ -9,12 +10,6 @@ import { ownEntry } from '../ownEntry.js';
 export type Level = 'warn' | 'major' | 'critical';
 /** Ordered from mild to severe; the index + 1 is the level's rank (0 = no level). */
 export const levels: readonly Level[] = ['warn', 'major', 'critical'];
-
-export interface Thresholds {
-  warn: number;
-  major: number;
-  critical: number;
-}
 
 export interface ChannelRule {
   thresholds: Thresholds;
@@ -91,7 +86,6 @@ export interface AlertRulesInput {
   log?: boolean;
 }
 
-export const defaultThresholds: Thresholds = { warn: 0.95, major: 0.8, critical: 0.5 };
 const defaultShortWindowSec = 60;
 
 const unitMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -1,6 +1,7 @@
 // A Grafana dashboard over the metrics the service exports, for `paypulse dashboard`: an SRE imports it
 // (Dashboards → Import, or file provisioning) and picks the Prometheus data source at import time. Every
 // query reads a metric of /metrics; none needs a recording rule, so it works before `paypulse rules` is loaded.
+import type { Thresholds } from '../stats/severity.js';
 
 interface Target {
   expr: string;
@@ -21,7 +22,7 @@ interface Panel {
 const channelFilter = 'channel=~"$channel"';
 
 /** The success-rate levels, coloured as the PayPulse page colours them. */
-function levelSteps(levels: { warn: number; major: number; critical: number }): Panel['thresholds'] {
+function levelSteps(levels: Thresholds): Panel['thresholds'] {
   return [
     { value: null, color: 'red' },
     { value: levels.critical, color: 'orange' },
@@ -30,7 +31,7 @@ function levelSteps(levels: { warn: number; major: number; critical: number }): 
   ];
 }
 
-function panels(levels: { warn: number; major: number; critical: number }): Panel[] {
+function panels(levels: Thresholds): Panel[] {
   return [
     {
       title: 'Success rate by channel',
@@ -100,7 +101,7 @@ function panels(levels: { warn: number; major: number; critical: number }): Pane
 }
 
 /** The dashboard as Grafana's import JSON (schema 39), with a data source input chosen at import. */
-export function grafanaDashboard(levels: { warn: number; major: number; critical: number }): object {
+export function grafanaDashboard(levels: Thresholds): object {
   let y = 0;
   let x = 0;
   const built = panels(levels).map((p, i) => {
@@ -158,6 +159,6 @@ export function grafanaDashboard(levels: { warn: number; major: number; critical
 }
 
 /** Every query of the dashboard, for checks that they parse and read metrics the service exports. */
-export function dashboardQueries(levels: { warn: number; major: number; critical: number }): string[] {
+export function dashboardQueries(levels: Thresholds): string[] {
   return panels(levels).flatMap((p) => p.targets.map((t) => t.expr));
 }

@@ -1,6 +1,7 @@
 // The demo's terminal view: the channel table redrawn in place every two seconds.
 import type { Pulse } from '../pulse.js';
-import { renderRates, type Thresholds } from './table.js';
+import type { Thresholds } from '../stats/severity.js';
+import { renderRates } from './table.js';
 
 export function startLiveTable(pulse: Pulse, thresholds: Thresholds, note: () => string): () => void {
   let lines = 0;

@@ -1,10 +1,8 @@
 // The terminal view of channel health: one row per channel, one column per window.
 import { defaultConfig } from '../server/config.js';
-import { grade, type Thresholds } from '../stats/severity.js';
+import { grade, type Thresholds, type ThresholdsWithChannels } from '../stats/severity.js';
 import type { Rate } from '../types.js';
 import { ownEntry } from '../ownEntry.js';
-
-export type { Thresholds };
 
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number, text: string) => (useColor ? `\x1b[${code}m${text}\x1b[0m` : text);
@@ -23,7 +21,7 @@ function cell(r: Rate | undefined, t: Thresholds): string {
  * Rows of `rates` grouped by channel, by name or (`keepOrder`) in the order given, each graded by its own
  * levels when it has some; `?` marks a rate on too few samples to trust.
  */
-export function renderRates(rates: Rate[], windows: string[], t: Thresholds & { channels?: Record<string, Thresholds> } = defaultConfig.thresholds, keepOrder = false): string {
+export function renderRates(rates: Rate[], windows: string[], t: ThresholdsWithChannels = defaultConfig.thresholds, keepOrder = false): string {
   const byChannel = new Map<string, Map<string, Rate>>();
   for (const r of rates) {
     if (!byChannel.has(r.channel)) byChannel.set(r.channel, new Map());

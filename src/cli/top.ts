@@ -2,11 +2,12 @@
 // answers reads only with it, so the token goes along (--token or PAYPULSE_TOKEN).
 import type { Rate } from '../types.js';
 import { failureText, fetchNamed } from './http.js';
-import { renderRates, type Thresholds } from './table.js';
+import type { ThresholdsWithChannels } from '../stats/severity.js';
+import { renderRates } from './table.js';
 
 interface ChannelsReply {
   windows: string[];
-  thresholds: Thresholds & { channels?: Record<string, Thresholds> };
+  thresholds: ThresholdsWithChannels;
   channels: Array<{ channel: string; rates: Record<string, Rate> }>;
   /** How many channels match; more than `channels` holds when the service pages its answer. */
   total?: number;

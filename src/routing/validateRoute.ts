@@ -1,11 +1,10 @@
 // Checks of a route request: every problem names its field, and nothing is decided on bad input.
 import { ValidationError, type FieldIssue } from '../errors.js';
-import { channelPattern, isDimensionName } from '../stats/validate.js';
+import { channelPattern, dimValuePattern, isDimensionName, outcomeLimits, reasons } from '../stats/validate.js';
 import { breakerModes, type BreakerMode, type RouteRequest } from './types.js';
 
 /** Candidates per decision: a ranking is sorted per call, so its size is bounded. */
 export const maxCandidates = 64;
-const dimValuePattern = /^[A-Za-z0-9._:/+-]{1,64}$/;
 
 function dimsIssues(dims: unknown, issues: FieldIssue[]): void {
   if (dims === undefined) return;
@@ -14,11 +13,11 @@ function dimsIssues(dims: unknown, issues: FieldIssue[]): void {
     return;
   }
   const entries = Object.entries(dims);
-  if (entries.length > 16) issues.push({ index: 0, field: 'dims', reason: 'must have at most 16 names' });
-  for (const [name, value] of entries.slice(0, 16)) {
-    if (!isDimensionName(name)) issues.push({ index: 0, field: `dims.${String(name).slice(0, 40)}`, reason: 'name must be 1–32 characters of [A-Za-z0-9_], and not a name every object has (toString, constructor …)' });
+  if (entries.length > outcomeLimits.dims) issues.push({ index: 0, field: 'dims', reason: reasons.tooManyDims });
+  for (const [name, value] of entries.slice(0, outcomeLimits.dims)) {
+    if (!isDimensionName(name)) issues.push({ index: 0, field: `dims.${String(name).slice(0, 40)}`, reason: reasons.dimName });
     else if (typeof value !== 'string' || !dimValuePattern.test(value)) {
-      issues.push({ index: 0, field: `dims.${name}`, reason: 'must be 1–64 characters of [A-Za-z0-9._:/+-]' });
+      issues.push({ index: 0, field: `dims.${name}`, reason: reasons.dimValue });
     }
   }
 }
@@ -35,7 +34,7 @@ export function routeRequestIssues(req: unknown): FieldIssue[] {
   } else {
     const seen = new Set<string>();
     candidates.forEach((c, i) => {
-      if (typeof c !== 'string' || !channelPattern.test(c)) issues.push({ index: 0, field: `candidates[${i}]`, reason: 'must be 1–64 characters of [A-Za-z0-9._:-]' });
+      if (typeof c !== 'string' || !channelPattern.test(c)) issues.push({ index: 0, field: `candidates[${i}]`, reason: reasons.channel });
       else if (seen.has(c)) issues.push({ index: 0, field: `candidates[${i}]`, reason: `duplicates ${JSON.stringify(c)}` });
       else seen.add(c);
     });

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { checkAlertsSection } from '../alerts/config.js';
 import { PayPulseError } from '../errors.js';
+import { defaultThresholds } from '../stats/severity.js';
 import { resolveRoutingSettings } from '../routing/settings.js';
 import type { RoutingOptions } from '../routing/types.js';
 import { prototypeKeyPaths, prototypeKeyReason } from './prototypeKeys.js';
@@ -140,7 +141,7 @@ export const defaultConfig: ServiceConfig = {
   maxDimensionValues: 1_000,
   strategy: 'buckets',
   // Graded alerting (docs/background.md): < 95 % yellow, < 80 % orange, < 50 % red.
-  thresholds: { warn: 0.95, major: 0.8, critical: 0.5 },
+  thresholds: { ...defaultThresholds },
   dimensions: [],
   logLevel: 'info',
   streamIntervalMs: 1_000,

@@ -2,12 +2,12 @@
 // also by environment variable) and dimension sets (a list of lists, written `method;method,currency` in the
 // environment). Their schemas and how the environment fills them live here; config.ts merges the sources.
 import { z } from 'zod';
-import { channelPattern, isDimensionName } from '../stats/validate.js';
+import type { Thresholds, ThresholdsWithChannels } from '../stats/severity.js';
+import { channelPattern, isDimensionName, reasons } from '../stats/validate.js';
 import { ownEntry } from '../ownEntry.js';
 
 const level = z.number().gt(0).lte(1);
-type Levels = { warn: number; major: number; critical: number };
-const ordered = (t: { warn: number; major: number; critical: number }) => t.critical < t.major && t.major < t.warn;
+const ordered = (t: Thresholds) => t.critical < t.major && t.major < t.warn;
 const outOfOrder = 'must satisfy critical < major < warn';
 // zod rewrites a refine's params object in place, so each use gets its own.
 const orderMessage = () => ({ message: outOfOrder });
@@ -22,15 +22,15 @@ export const thresholdsSchema = z
     critical: level,
     /** A channel's own levels, e.g. a wallet whose normal is 90 %; the dashboard and the alerts both use them. */
     channels: z
-      .record(z.string().regex(channelPattern, 'channel names are 1-64 of A-Z a-z 0-9 . _ : -'), channelLevelsSchema)
+      .record(z.string().regex(channelPattern, `channel names ${reasons.channel}`), channelLevelsSchema)
       .refine((channels) => Object.keys(channels).length <= 10_000, { message: 'at most 10,000 channels' })
       .optional(),
   })
   .refine(ordered, orderMessage())
-  .transform(({ channels, ...levels }): Levels & { channels?: Record<string, Levels> } => {
+  .transform(({ channels, ...levels }): ThresholdsWithChannels => {
     if (!channels) return levels;
     // From entries: a channel named like an Object.prototype member is an entry like any other.
-    const filled = Object.entries(channels).map(([name, own]): [string, Levels] => [name, { warn: own.warn ?? levels.warn, major: own.major ?? levels.major, critical: own.critical ?? levels.critical }]);
+    const filled = Object.entries(channels).map(([name, own]): [string, Thresholds] => [name, { warn: own.warn ?? levels.warn, major: own.major ?? levels.major, critical: own.critical ?? levels.critical }]);
     return { ...levels, channels: Object.fromEntries(filled) };
   })
   .superRefine((t, ctx) => {
@@ -42,7 +42,7 @@ export const thresholdsSchema = z
 export type ServiceThresholds = z.infer<typeof thresholdsSchema>;
 
 // The same rule as the HTTP API's `dims=` names (src/server/routes/channels.ts), so a configured set can be read.
-const dimensionName = z.string().refine(isDimensionName, 'dimension names are 1-32 of A-Z a-z 0-9 _, starting with a letter, and not a name every object has (toString, constructor …)');
+const dimensionName = z.string().refine(isDimensionName, `dimension ${reasons.dimName}`);
 
 export const dimensionsSchema = z
   .array(z.array(dimensionName).min(1, 'a dimension set names at least one dimension').max(8, 'at most 8 dimensions a set'))
@@ -79,7 +79,7 @@ export function applyThresholdEnv(merged: Record<string, unknown>, env: NodeJS.P
 }
 
 /** The default levels alone: what the library and the alert rules take (per-channel ones reach them through `alerts`). */
-export function defaultLevels(thresholds: ServiceThresholds): { warn: number; major: number; critical: number } {
+export function defaultLevels(thresholds: ServiceThresholds): Thresholds {
   const { warn, major, critical } = thresholds;
   return { warn, major, critical };
 }

@@ -2,11 +2,17 @@
 // orange, below 50 % red). The terminal table, the channel pages and the dashboard's badges grade alike.
 import type { Rate } from '../types.js';
 
+/** The levels a success rate is graded by; the dashboard's colours and the alerts both use them. */
 export interface Thresholds {
   warn: number;
   major: number;
   critical: number;
 }
+
+export const defaultThresholds: Readonly<Thresholds> = Object.freeze({ warn: 0.95, major: 0.8, critical: 0.5 });
+
+/** The default levels with the channels that have levels of their own (a wallet whose normal is 90 %). */
+export type ThresholdsWithChannels = Thresholds & { channels?: Record<string, Thresholds> };
 
 export type Grade = 'ok' | 'warn' | 'major' | 'critical' | 'none';
 

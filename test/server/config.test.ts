@@ -138,7 +138,7 @@ describe('dimensions and thresholds', () => {
     expect(loadConfig({ env: { PAYPULSE_DIMENSIONS: 'method; method, currency' }, configPath: yaml }).dimensions).toEqual([['method'], ['method', 'currency']]);
     expect(loadConfig({ env: {} }).dimensions).toEqual([]);
     expect(errorLines(() => loadConfig({ env: { PAYPULSE_DIMENSIONS: 'method;cur-rency' } }))).toEqual([
-      expect.stringMatching(/^PAYPULSE_DIMENSIONS\.1\.0: dimension names are 1-32 of .* \(got "cur-rency"\)$/),
+      expect.stringMatching(/^PAYPULSE_DIMENSIONS\.1\.0: dimension name must be 1–32 characters of .* \(got "cur-rency"\)$/),
     ]);
   });
 

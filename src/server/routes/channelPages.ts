@@ -3,7 +3,7 @@
 // the worst come first (what an SRE looks at), a page at a time, with a summary of every channel by state so
 // a client knows what it does not see. Ranking is done once per snapshot and shared by every reader.
 import type { ChannelHealth, HealthSnapshot } from '../../stats/healthSnapshot.js';
-import { channelState, channelStates, type ChannelState, type Thresholds } from '../../stats/severity.js';
+import { channelState, channelStates, type ChannelState, type ThresholdsWithChannels } from '../../stats/severity.js';
 import { parseWindow } from '../../stats/windows.js';
 import type { Rate } from '../../types.js';
 import { ownEntry } from '../../ownEntry.js';
@@ -24,7 +24,7 @@ export interface ChannelPaging {
   streamPageChannels: number;
   /** The configured windows: the snapshot also holds the windows alerts and routing need. */
   windows: readonly string[];
-  thresholds: Thresholds & { channels?: Record<string, Thresholds> };
+  thresholds: ThresholdsWithChannels;
 }
 
 /** How many channels are in each state, and how many there are in all. */

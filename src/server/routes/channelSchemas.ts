@@ -1,5 +1,6 @@
 // The JSON schemas of the channel read routes (validation and the OpenAPI document).
 import { lastNMax } from '../../stats/settings.js';
+import { channelPattern } from '../../stats/validate.js';
 import { channelParamsSchema, errorResponses } from '../schemas.js';
 
 const levelsSchema = {
@@ -36,7 +37,7 @@ export const channelListSchema = {
     additionalProperties: false,
     properties: {
       sort: { type: 'string', enum: ['name', 'worst'], description: 'default: name up to pageChannels channels, worst past it' },
-      search: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$', description: 'part of a channel name, any case' },
+      search: { type: 'string', pattern: channelPattern.source, description: 'part of a channel name, any case' },
       offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
       limit: { type: 'integer', minimum: 1, maximum: 1_000, description: 'default: 1,000 up to pageChannels channels, pageChannels past it' },
     },
