@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { noAlerts, registerAlertRoutes } from '../alerts/routes.js';
+import { noAlerts, registerAlertRoutes } from './routes/alerts.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { HistoryStore, SnapshotJob } from '../history/index.js';
 import type { Pulse } from '../pulse.js';

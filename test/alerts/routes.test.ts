@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertHistory } from '../../src/history/alertTransitions.js';
 import { createAlerts, type Alerts } from '../../src/alerts/index.js';
-import { registerAlertRoutes } from '../../src/alerts/routes.js';
+import { registerAlertRoutes } from '../../src/server/routes/alerts.js';
 import { resolveAlertRules } from '../../src/alerts/rules.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate } from '../../src/history/migrate.js';

@@ -1,7 +1,7 @@
 // The pulse's own work as metrics: ingest calls, store-backed calls and the store's write batches. The
 // returned observer is given to createPulse, so whoever calls the pulse is counted.
 import client from 'prom-client';
-import { alertNotificationMetrics } from '../../alerts/metrics.js';
+import { alertNotificationMetrics } from './alertMetrics.js';
 import type { PulseObserver } from '../../observer.js';
 import type { Outcome, RecordManyResult } from '../../types.js';
 import { boundedCodeLabels, type ChannelLabel } from './registry.js';

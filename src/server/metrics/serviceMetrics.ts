@@ -7,7 +7,7 @@ import type { SnapshotJobStats } from '../../history/index.js';
 import type { PulseObserver } from '../../observer.js';
 import type { SuccessRates } from '../../types.js';
 import type { EventHub } from '../stream/eventHub.js';
-import { registerAlertStateMetrics } from '../../alerts/metrics.js';
+import { registerAlertStateMetrics } from './alertMetrics.js';
 import type { Alerts } from '../../alerts/index.js';
 import { createPulseMetrics } from './pulseMetrics.js';
 import { registerRedisServerMetrics } from './redisServerMetrics.js';

@@ -1,12 +1,12 @@
 // HTTP surface of the alerts: GET /v1/alerts (active, with evidence), GET /v1/alerts/history (from the
 // history store, `from`/`to`), PUT /v1/channels/:channel/mute (`{ until }`), and alert events on /v1/stream.
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../clock.js';
-import { ValidationError } from '../errors.js';
-import { parseTime } from '../parseTime.js';
-import type { AlertHistory } from './history.js';
-import { maxHistoryRows } from './history.js';
-import type { Alerts } from './index.js';
+import type { Clock } from '../../clock.js';
+import { ValidationError } from '../../errors.js';
+import { parseTime } from '../../parseTime.js';
+import type { AlertHistory } from '../../alerts/history.js';
+import { maxHistoryRows } from '../../alerts/history.js';
+import type { Alerts } from '../../alerts/index.js';
 
 /** Mutes longer than this are almost always a typo in a date; a week covers planned maintenance. */
 

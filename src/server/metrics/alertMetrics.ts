@@ -2,7 +2,7 @@
 // firing), `paypulse_alert_notifications_total{receiver,result}` and `paypulse_alerts_paused` (1 while a store
 // outage holds evaluation back).
 import client, { type Registry } from 'prom-client';
-import type { Alerts } from './index.js';
+import type { Alerts } from '../../alerts/index.js';
 
 /** `paypulse_alert_notifications_total{receiver,result}`: the pulse observer's onAlertNotification. */
 export function alertNotificationMetrics(registry: Registry): (receiver: string, result: string) => void {
