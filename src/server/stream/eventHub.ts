@@ -1,5 +1,5 @@
-// The publisher behind GET /v1/stream. Any part of the service publishes typed events (`rates` now, `alert`
-// and `breaker` from later issues); each gets a sequence id and is serialised once, kept in a bounded replay
+// The publisher behind GET /v1/stream. Any part of the service publishes typed events (`rates`, `alert`,
+// `breaker`, `store`); each gets a sequence id and is serialised once, kept in a bounded replay
 // buffer, and fanned out to every subscriber. A client reconnecting with Last-Event-ID gets what it missed
 // from the buffer, or learns that the gap is larger than the buffer.
 // The fan-out writes to a slice of subscribers per turn of the event loop: each write copies the frame into
