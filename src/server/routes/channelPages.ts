@@ -85,7 +85,8 @@ function keyChannels(snapshot: HealthSnapshot, windows: readonly string[], thres
 
 /**
  * The worst `n` in `worseFirst` order without sorting every channel: one pass keeping the worst `n` seen.
- * The stream needs 25 of 10,000 each second, and the full sort was 25–56 ms of one task.
+ * The stream needs 25 of 10,000 each second, and sorting them all was one long task
+ * (docs/decisions/067-long-tasks-yield.md).
  */
 function worstFew(keyed: Keyed[], n: number): ChannelHealth[] {
   if (n <= 0) return [];
