@@ -78,7 +78,7 @@ export interface MinuteCounts {
   started: number;
 }
 
-export type Strategy = 'buckets' | 'zset' | 'zset-sharded';
+export type Strategy = 'buckets' | 'zset';
 
 export interface PulseOptions {
   /** Alert rules (docs/alerts.md); none: no alerts are evaluated. */

@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import { createPulse, type Pulse } from '../../src/pulse.js';
 import { startCluster, startRedis, type LocalCluster, type LocalRedis } from './redisServer.js';
 import type { PulseOptions, Strategy } from '../../src/types.js';
+import { strategies } from '../../src/stats/settings.js';
 
 export interface EngineCase {
   name: string;
@@ -35,7 +36,6 @@ export function statsEngines({ cluster = true } = {}): EngineCase[] {
     const pulse = await createPulse({ recordTimeoutMs: 5000, ...base(), namespace: freshNamespace(), clock, ...options });
     return { pulse, clock };
   };
-  const strategies: Strategy[] = ['buckets', 'zset', 'zset-sharded'];
   return [
     { name: 'memory', make: make(() => ({})) },
     ...strategies.map((strategy) => ({

@@ -12,18 +12,10 @@
 -- series '') are not zero, so a quiet hour costs a few counter reads, not a read per second.
 -- All failures within the horizon are kept (≈ 50 B each); `failuresMax` bounds the sorted sets only.
 -- The logs are written by failures-log-writes.lua.
--- provides: readFailures, failLogKey, minuteLogKey
--- requires: prefix, int, idiv, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals,
---           FAILURES, minuteSeconds, secondFields
+-- provides: readFailures
+-- requires: idiv, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals, FAILURES, minuteSeconds,
+--           secondFields, failLogKey, minuteLogKey
 local RECORD = '([+-])(%d+)\t([^\t]*)\t([^\n]*)\n'
-
-local function failLogKey(sec)
-  return prefix .. 'fl:' .. int(sec)
-end
-
-local function minuteLogKey(minute)
-  return prefix .. 'flm:' .. int(minute)
-end
 
 -- A minute log's records, by second: read once a call.
 local minuteLogs = {}
