@@ -20,6 +20,7 @@ export const errorCodes = {
   PP_ERR_INTERNAL: { status: 500, message: 'internal error' },
   PP_ERR_STREAM_RECONNECTS: { status: 429, message: 'too many streams opened from this address within a minute' },
   PP_ERR_WARMING_UP: { status: 503, message: 'warming up: the store has not been read since start' },
+  PP_ERR_CONFIG_REFUSED: { status: 422, message: 'the new configuration was refused; the running one stays' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

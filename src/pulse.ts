@@ -3,7 +3,8 @@
 // engine and the payment safety kit share one connection and one clock.
 import { join } from 'node:path';
 import { createAlerts, type Alerts } from './alerts/index.js';
-import { resolveAlertRules, windowsNeeded } from './alerts/rules.js';
+import { resolveAlertRules, windowsNeeded, type AlertRulesInput, type Thresholds } from './alerts/rules.js';
+import { ValidationError } from './errors.js';
 import { alertStateTtlMs } from './alerts/evaluator.js';
 import { OperatorState } from './operatorState/index.js';
 import { systemClock, type Clock } from './clock.js';
@@ -198,6 +199,20 @@ export class Pulse implements SuccessRates {
     const health = this.engine.health();
     const withShare = this.unreachableSlotShare ? { ...health, unreachableSlotShare: this.unreachableSlotShare() } : health;
     return this.describeStore ? { ...withShare, storeConnection: this.describeStore() } : withShare;
+  }
+
+  /**
+   * New alert rules while running (a config reload), from the next evaluation on. Checked whole first — any bad
+   * field throws a ValidationError and nothing changes. A rule asking for a window the snapshot does not read
+   * needs a restart, as does `evaluateEvery` (it keeps its value).
+   */
+  reconfigureAlerts(input: AlertRulesInput, thresholds?: Thresholds): void {
+    if (!this.alerts) throw new ValidationError([{ index: 0, field: 'alerts', reason: 'were not configured at start; turning them on needs a restart' }]);
+    const rules = resolveAlertRules(input, thresholds, this.settings.minSamples);
+    const unread = windowsNeeded(rules).filter((w) => !this.snapshots.windows.includes(w));
+    const reads = this.snapshots.windows.join(', ');
+    if (unread.length > 0) throw new ValidationError(unread.map((w) => ({ index: 0, field: 'alerts', reason: `window ${w} is not read by this process (it reads ${reads}); it needs a restart` })));
+    this.alerts.reconfigure(rules);
   }
 
   /** Writes outcomes buffered during a store outage now; false while the store still fails. */

@@ -1,8 +1,10 @@
-// The seed article's design exactly as written, as the baseline the strategies are judged against:
-// per terminal outcome `ZADD all` and, on success, `ZADD succ`, member `channel:requestId`, score the
-// completion time (ms), one pipeline per batch, no Lua on the write path; its read is the article's
-// Lua (trim both sets below the window, then ZCOUNT both). Its keys are the article's, built here
-// because this lane is not PayPulse and must not go through PayPulse's key module.
+// The `seed` lane: the plain sorted-set design PayPulse started from (a published write-up of real-time
+// channel success rates on Redis sorted sets), kept exactly as that write-up gives it, as the baseline the
+// strategies are judged against (docs/benchmarks.md, Engine): per terminal outcome `ZADD all` and, on
+// success, `ZADD succ`, member `channel:requestId`, score the completion time (ms), one pipeline per batch,
+// no Lua on the write path; its read is one Lua call (trim both sets below the window, then ZCOUNT both).
+// Its keys are the design's own, built here because this lane is not PayPulse and must not go through
+// PayPulse's key module.
 import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
 import type { Outcome } from '../../src/types.js';
@@ -30,7 +32,7 @@ export class SeedLane {
   }
 
   /**
-   * The article's write path; pendings are not terminal, so the seed writes nothing for them.
+   * The design's write path; pendings are not terminal, so the seed writes nothing for them.
    * Returns how many outcomes were already in `all` (ZADD answers 0): the requests it deduplicated.
    */
   async recordMany(outcomes: Outcome[]): Promise<number> {
@@ -52,7 +54,7 @@ export class SeedLane {
     return known;
   }
 
-  /** The article's window read over [now − windowMs, now]: total and successes. */
+  /** The design's window read over [now − windowMs, now]: total and successes. */
   async rate(channel: string, windowMs: number, now: number): Promise<{ total: number; success: number }> {
     const keys = seedKeys(channel);
     const [total, success] = (await this.client.sendCommand(['EVALSHA', rateSha, '2', keys.all, keys.succ, String(now - windowMs), String(now)])) as number[];

@@ -1,5 +1,5 @@
 // `npm run bench:ledger`: what one ledger claim costs Redis, apart from the rest of a `buckets` call —
-// the measurement behind the ingest account in docs/benchmarks.md. Each probe is a small
+// the measurement behind docs/decisions/060-ledger-claims-one-command-a-request.md. Each probe is a small
 // Lua script over the same batches as the engine benchmark (20 channels × 300,000 20-character ids,
 // 250 per channel per call, one MessagePack argument): it unpacks the batch and builds each request's
 // ledger key like ledger.lua, then does one thing per request. Redis CPU per request from `INFO`.

@@ -1,5 +1,6 @@
 // The scale benchmark's service, as users run it: the built package (`npm run build`), plain Node, no
-// TypeScript loader in the process (tsx held ≈ 45–80 MB more RSS in an idle service, docs/benchmarks.md).
+// TypeScript loader in the process (tsx holds memory users never pay:
+// docs/decisions/066-embedded-postgres-from-a-template-folder.md).
 // Prints `{"url": …}` once listening; SIGTERM closes it. Profiles come from Node's own --cpu-prof and
 // --heap-prof flags (bench/scale/run.ts passes them for BENCH_SCALE_PROFILE_DIR).
 import { existsSync } from 'node:fs';

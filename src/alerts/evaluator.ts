@@ -64,6 +64,8 @@ export interface EvaluatorStatus {
 
 export interface AlertEvaluator {
   evaluate(snapshot?: HealthSnapshot): Promise<EvaluationReport>;
+  /** New rules from the next evaluation on (a config reload); `evaluateEvery` keeps its value. */
+  setRules(rules: AlertRules): void;
   active(): ActiveAlert[];
   status(): EvaluatorStatus;
   mute(channel: string, untilMs: number): Promise<void>;
@@ -95,6 +97,13 @@ async function muteChannel(options: AlertEvaluatorOptions, channel: string, unti
   await options.keeper?.keepMute(channel, untilMs);
 }
 
+/** A channel's mute end, while it is still ahead. */
+async function readMute(options: AlertEvaluatorOptions, channel: string): Promise<number | null> {
+  const [state] = await options.coordination.readStates([muteKeyOf(options.namespace, channel)]);
+  const until = muteUntil(state);
+  return until !== null && until > options.clock.now() ? until : null;
+}
+
 function muteUntil(state: SharedState | null | undefined): number | null {
   if (!state) return null;
   try {
@@ -110,9 +119,10 @@ function muteUntil(state: SharedState | null | undefined): number | null {
  * channel at a time: a channel's keys share its slot, so on a Redis Cluster with one master down the channels of
  * the others are still evaluated; the unreadable ones are named, and only when none can be read does it throw.
  */
-async function readTargets(options: AlertEvaluatorOptions, given: HealthSnapshot, longLabels: string[]) {
+async function readTargets(options: AlertEvaluatorOptions, given: HealthSnapshot) {
   const { rules, namespace, coordination } = options;
-  const snapshot = options.longWindows ? await options.longWindows.extend(given, longLabels) : given;
+  const longLabels = longWindowsNeeded(rules);
+  const snapshot = options.longWindows && longLabels.length > 0 ? await options.longWindows.extend(given, longLabels) : given;
   const all: Target[] = targetsOf(snapshot, rules, namespace);
   const byChannel = new Map<string, Target[]>();
   for (const t of all) byChannel.set(t.channel, [...(byChannel.get(t.channel) ?? []), t]);
@@ -161,23 +171,23 @@ function deliver(options: AlertEvaluatorOptions, transitions: AlertNotification[
   options.sink.firing?.(active.filter((a) => !a.muted), nowMs);
 }
 
-export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvaluator {
-  const { rules, namespace, snapshots, coordination, clock, sink, logger } = options;
-  const stateTtlMs = alertStateTtlMs(rules);
-  const longLabels = longWindowsNeeded(rules);
+export function createAlertEvaluator(given: AlertEvaluatorOptions): AlertEvaluator {
+  // A copy, since setRules swaps its rules.
+  const options: AlertEvaluatorOptions = { ...given };
+  const { namespace, snapshots, coordination, clock, logger } = options;
   let active: ActiveAlert[] = [];
   let lastSlot = -1;
   let running: Promise<EvaluationReport> | null = null;
   let unsubscribe: (() => void) | undefined;
   const status: EvaluatorStatus = { paused: false, lastEvaluatedAt: null, evaluations: 0, storeErrors: 0 };
-  const stepContext: StepContext = { rules, coordination, stateTtlMs, failures: options.failures, logger, onStoreError: () => status.storeErrors++ };
+  const stepContext: StepContext = { rules: options.rules, coordination, stateTtlMs: alertStateTtlMs(options.rules), failures: options.failures, logger, onStoreError: () => status.storeErrors++ };
 
   async function run(given: HealthSnapshot): Promise<EvaluationReport> {
     const nowMs = given.asOf;
-    const slot = Math.floor(nowMs / rules.evaluateEveryMs);
+    const slot = Math.floor(nowMs / options.rules.evaluateEveryMs);
     let read: Awaited<ReturnType<typeof readTargets>>;
     try {
-      read = await readTargets(options, given, longLabels);
+      read = await readTargets(options, given);
     } catch (err) {
       status.storeErrors++;
       status.paused = true;
@@ -206,7 +216,7 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
     }
     const snapshot = given ?? snapshots.latest();
     if (!snapshot) return { evaluated: false, reason: 'no-snapshot', transitions: [] };
-    if (Math.floor(snapshot.asOf / rules.evaluateEveryMs) <= lastSlot) return { evaluated: false, reason: 'same-slot', transitions: [] };
+    if (Math.floor(snapshot.asOf / options.rules.evaluateEveryMs) <= lastSlot) return { evaluated: false, reason: 'same-slot', transitions: [] };
     // A snapshot arriving while the previous evaluation still runs is skipped, not queued.
     if (running) return { evaluated: false, reason: 'same-slot', transitions: [] };
     running = run(snapshot).finally(() => {
@@ -215,17 +225,16 @@ export function createAlertEvaluator(options: AlertEvaluatorOptions): AlertEvalu
     return running;
   }
 
-  async function muteOf(channel: string): Promise<number | null> {
-    const [state] = await coordination.readStates([muteKeyOf(namespace, channel)]);
-    const until = muteUntil(state);
-    return until !== null && until > clock.now() ? until : null;
-  }
-
   return {
     evaluate,
+    setRules(next) {
+      // Slots are numbered by evaluateEvery: the fleet must agree on it, so it changes only with a restart.
+      options.rules = { ...next, evaluateEveryMs: options.rules.evaluateEveryMs };
+      Object.assign(stepContext, { rules: options.rules, stateTtlMs: alertStateTtlMs(options.rules) });
+    },
     active: () => active,
     status: () => ({ ...status }),
-    muteOf,
+    muteOf: (channel) => readMute(options, channel),
     mute: (channel, untilMs) => muteChannel(options, channel, untilMs),
     start() {
       unsubscribe ??= snapshots.onSnapshot((snapshot) => void evaluate(snapshot).catch((err) => logger?.error({ err: (err as Error).message }, 'paypulse: alert evaluation failed')));

@@ -33,6 +33,11 @@ export interface AlertsOptions {
 
 export interface Alerts {
   readonly rules: AlertRules;
+  /**
+   * Rules of a config reload, from the next evaluation on: levels, windows, receivers, channels. The new rules
+   * must ask only for windows the snapshot reads (the caller checks); `evaluateEvery` keeps its value.
+   */
+  reconfigure(rules: AlertRules): void;
   /** Firing alerts (muted ones included, flagged) as of the last evaluation, with their evidence. */
   active(): ActiveAlert[];
   status(): EvaluatorStatus;
@@ -90,12 +95,23 @@ export function createAlerts(given: AlertsOptions): Alerts {
     sink: notifier,
     failures: options.failures,
     logger: options.logger,
-    ...(longWindowsNeeded(options.rules).length > 0 ? { longWindows } : {}),
+    longWindows,
     ...(options.keeper ? { keeper: options.keeper } : {}),
     onTransition: recordTransition,
   });
   return {
-    rules: options.rules,
+    get rules() {
+      return options.rules;
+    },
+    reconfigure(rules) {
+      const next = { ...rules, evaluateEveryMs: options.rules.evaluateEveryMs };
+      // Throws, changing nothing, when a new burn-rate window needs a history store there is not.
+      const nextLongWindows = longWindowsFor({ ...options, rules: next });
+      options.rules = next;
+      built = nextLongWindows;
+      evaluator.setRules(next);
+      notifier.setRules(next);
+    },
     active: () => evaluator.active(),
     status: () => evaluator.status(),
     evaluate: () => evaluator.evaluate(),

@@ -20,6 +20,8 @@ export interface Notifier extends AlertSink {
   readonly receivers: string[];
   /** Notification results by `receiver` then result. */
   counts(): Record<string, Partial<Record<DeliveryResult, number>>>;
+  /** Receivers of the new rules from the next notification on; the old ones finish what they hold. */
+  setRules(rules: AlertRules): void;
   /** Resolves when every receiver's queue is empty. */
   idle(): Promise<void>;
 }
@@ -33,25 +35,51 @@ export function createNotifier(rules: AlertRules, options: NotifierOptions = {})
     if (result === 'failed' || result === 'dropped') options.logger?.warn({ receiver, detail }, `paypulse: alert notification ${result}`);
   };
   const delivery = { onResult, ...(options.backoffMs !== undefined ? { backoffMs: options.backoffMs } : {}) };
-  const webhooks: WebhookReceiver[] = rules.webhooks.map((w) => createWebhookReceiver(w, delivery));
-  const alertmanager: AlertmanagerReceiver | undefined = rules.alertmanager ? createAlertmanagerReceiver(rules.alertmanager, delivery) : undefined;
-  const logger = rules.log ? options.logger : undefined;
+  let current = receiversOf(rules, delivery, options.logger);
+  // Receivers replaced by a reload still deliver what they hold; idle() waits for them too.
+  const retired: Receivers[] = [];
   return {
-    receivers: [...webhooks.map((w) => w.name), ...(alertmanager ? [alertmanager.name] : []), ...(logger ? ['log'] : [])],
+    get receivers() {
+      return current.names;
+    },
     dispatch(n: AlertNotification) {
-      for (const w of webhooks) w.send(n);
-      alertmanager?.send(n);
-      if (logger) {
-        logNotification(logger, n);
+      for (const w of current.webhooks) w.send(n);
+      current.alertmanager?.send(n);
+      if (current.logger) {
+        logNotification(current.logger, n);
         onResult('log', 'sent');
       }
     },
     firing(active: ActiveAlert[], nowMs: number) {
-      alertmanager?.firing(active, nowMs);
+      current.alertmanager?.firing(active, nowMs);
+    },
+    setRules(next: AlertRules) {
+      retired.push(current);
+      current = receiversOf(next, delivery, options.logger);
     },
     counts: () => counts,
     async idle() {
-      await Promise.all([...webhooks.map((w) => w.idle()), alertmanager?.idle()]);
+      await Promise.all([current, ...retired].flatMap((r) => [...r.webhooks.map((w) => w.idle()), r.alertmanager?.idle()]));
+      retired.length = 0;
     },
+  };
+}
+
+interface Receivers {
+  names: string[];
+  webhooks: WebhookReceiver[];
+  alertmanager?: AlertmanagerReceiver;
+  logger?: PulseLogger;
+}
+
+function receiversOf(rules: AlertRules, delivery: Parameters<typeof createWebhookReceiver>[1], logger: PulseLogger | undefined): Receivers {
+  const webhooks = rules.webhooks.map((w) => createWebhookReceiver(w, delivery));
+  const alertmanager = rules.alertmanager ? createAlertmanagerReceiver(rules.alertmanager, delivery) : undefined;
+  const log = rules.log ? logger : undefined;
+  return {
+    names: [...webhooks.map((w) => w.name), ...(alertmanager ? [alertmanager.name] : []), ...(log ? ['log'] : [])],
+    webhooks,
+    ...(alertmanager ? { alertmanager } : {}),
+    ...(log ? { logger: log } : {}),
   };
 }

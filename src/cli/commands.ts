@@ -33,8 +33,16 @@ function closeOnSignals(name: string, close: () => Promise<void>): void {
  */
 export async function serveCommand(options: LoadConfigOptions = {}): Promise<RunningService> {
   const config = loadConfig(options);
-  const service = await startService(config);
+  const service = await startService(config, { reloadFrom: options });
   closeOnSignals('paypulse serve', service.close);
+  // The reloader logs what it applied or refused; a refused file leaves the service as it was.
+  process.on('SIGHUP', () => {
+    try {
+      service.reload();
+    } catch {
+      // already logged field by field
+    }
+  });
   return service;
 }
 

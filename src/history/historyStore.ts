@@ -39,8 +39,8 @@ export interface HistoryStore {
 }
 
 // Five parameters a row; PostgreSQL allows 65,535 parameters a statement, so 2,000 rows stay far below it.
-// PGlite runs a statement synchronously on the event loop, 100-200 ms for 2,000 rows under load: smaller
-// statements with a turn of the event loop between them keep the service answering during a copy.
+// PGlite runs a statement synchronously on the event loop: smaller statements with a turn of the event loop
+// between them keep the service answering during a copy (docs/decisions/067-long-tasks-yield.md).
 const rowsPerStatement = (db: SqlClient) => (db.kind === 'pglite' ? 250 : 2_000);
 const betweenStatements = (db: SqlClient) => (db.kind === 'pglite' ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined);
 

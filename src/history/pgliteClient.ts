@@ -24,8 +24,8 @@ function wrap(db: Db, close: () => Promise<void>): SqlClient {
 }
 
 // PostgreSQL's default 128 MB of shared buffers copies pages PGlite already holds in memory (its files live in
-// the process, in memory or cached from the data folder); the history tables need little. 16 MB held the
-// process ≈ 100–125 MB less RSS, idle and after 200,000 rows (docs/benchmarks.md, Scale).
+// the process, in memory or cached from the data folder); the history tables need little
+// (docs/decisions/066-embedded-postgres-from-a-template-folder.md).
 const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'wal_buffers=1MB'];
 
 /** `dataDir` keeps the database in that folder across restarts; without it the database lasts as long as the client. */

@@ -1,8 +1,8 @@
 // Where embedded PGlite keeps its files, and how a new database folder gets them. PostgreSQL's initdb, run inside
-// a process, leaves that process ≈ 450 MB more RSS for good (the WebAssembly memory it grew, its compiled code),
-// and takes seconds; so it runs in a child process, once per PGlite version and user, into a template folder
-// that every new database copies. A database opened from a folder keeps its pages in the operating system's file
-// cache rather than the process's heap.
+// a process, leaves that process hundreds of MB more RSS for good (the WebAssembly memory it grew, its compiled
+// code), and takes seconds; so it runs in a child process, once per PGlite version and user, into a template
+// folder that every new database copies. A database opened from a folder keeps its pages in the operating
+// system's file cache rather than the process's heap (docs/decisions/066-embedded-postgres-from-a-template-folder.md).
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cp, mkdtemp, rename, rm } from 'node:fs/promises';

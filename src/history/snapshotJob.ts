@@ -6,7 +6,8 @@
 // minutes are merged, never lowered.
 // The store answers every minute of the range, empty or not, and most do not change between runs: only rows
 // whose counts differ from what this job last copied are sent. At 10,000 channels the ten-minute lookback is
-// 110,000 rows a run, and the embedded database runs each statement on the event loop (docs/benchmarks.md).
+// 110,000 rows a run, and the embedded database runs each statement on the event loop
+// (docs/decisions/067-long-tasks-yield.md).
 import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { PulseLogger, SuccessRates } from '../types.js';
@@ -51,8 +52,8 @@ export interface SnapshotJob {
 }
 
 // The embedded store answers at once, so without a turn of the event loop the read of every channel's minutes
-// is one task: 1.3 s at 10,000 channels on the first run's two hours (docs/benchmarks.md, Scale). The turn
-// comes by minutes read, not channels: 200 channels of the first run's 120 minutes were still 115 ms a turn.
+// is one task of seconds on the first run's two hours. The turn comes by minutes read, not only channels: 200
+// channels of the first run's 120 minutes were still too long a turn (docs/decisions/067-long-tasks-yield.md).
 const channelsPerTurn = 200;
 const minutesPerTurn = 2_000;
 

@@ -1,6 +1,6 @@
 // Recency sets (docs/background.md): the newest distinct ids that reported within `within`, at most `max`, newest
-// first. Two designs behind one interface: `buckets` (Before / Current / Next rolling hashes, the design
-// that took Redis from 100 % to 33 % CPU) and `zset` (the design it replaced), so a team can run both side
+// first. Two designs behind one interface: `buckets` (Before / Current / Next rolling hashes, the fleet
+// team's design in docs/background.md) and `zset` (the design it replaced), so a team can run both side
 // by side and compare answers before switching.
 import type { Clock } from '../clock.js';
 import type { KitKeys } from '../store/keys/kit.js';

@@ -111,8 +111,8 @@ export class EvidenceTracker {
 
   /**
    * `absorb` in slices: pauses after every `sliceChannels` channels so the caller can give the event loop a
-   * turn (10,000 channels took ≈ 110 ms in one go, docs/benchmarks.md). Breaks are replaced only at the end,
-   * so one absorption at a time.
+   * turn (10,000 channels in one go were one long task, docs/decisions/067-long-tasks-yield.md). Breaks are
+   * replaced only at the end, so one absorption at a time.
    */
   *absorbing(snapshot: HealthSnapshot, sliceChannels = 1_000): Generator<void, RoutingEvidence> {
     const next = new Map<string, Break>();

@@ -47,7 +47,7 @@ export interface BreakerHandle {
 
 /** Channels routed for but not (yet) in the snapshot keep their breakers read: bounded like the snapshot. */
 const maxRoutedChannels = 1000;
-/** Building 10,000 channels' breaker targets was one 10-30 ms task after each snapshot (docs/benchmarks.md, Scale). */
+/** Building 10,000 channels' breaker targets was one long task a snapshot (docs/decisions/067-long-tasks-yield.md). */
 const targetChannelsPerTurn = 1_000;
 
 export class Routing {

@@ -137,7 +137,7 @@ export class SharedBreakers {
       this.adopt(next, t.channel, t.scope, adopted);
     };
     // A turn of the event loop every slice: the embedded store answers at once, and 10,000 targets were one
-    // 30 ms task after each snapshot. The writes still all run together, as before.
+    // task after each snapshot (docs/decisions/067-long-tasks-yield.md). The writes still all run together.
     const settling: Promise<void>[] = [];
     for (let i = 0; i < targets.length; i++) {
       if (i > 0 && i % targetsPerTurn === 0) await setImmediate();

@@ -28,6 +28,8 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOutcomeRoutes } from './routes/outcomes.js';
 import { registerRoutingRoutes } from './routes/routing.js';
 import { registerStreamRoute } from './routes/stream.js';
+import { registerAdminRoutes } from './routes/admin.js';
+import type { ReloadReport } from './reload.js';
 import { registerRoutingMetrics } from './metrics/routingMetrics.js';
 import { channelParamsSchema, errorResponses, sharedSchemas } from './schemas.js';
 import { EventHub } from './stream/eventHub.js';
@@ -51,6 +53,8 @@ export interface BuildAppOptions {
   clock?: Clock;
   /** For the history metrics. */
   snapshots?: Pick<SnapshotJob, 'stats'>;
+  /** Reads the configuration again (POST /v1/admin/reload); absent: the route is not served. */
+  reloadConfig?: () => ReloadReport;
 }
 
 /** What the app adds to Fastify, for startService, the demo and the parts built on the app (alerts publish on `hub`). */
@@ -149,7 +153,7 @@ function registerApiRoutes(app: FastifyInstance, options: BuildAppOptions, conte
     snapshotIntervalMs: pulse.snapshotIntervalMs,
     history,
     clock,
-    thresholds: config.thresholds,
+    thresholds: () => config.thresholds,
     knowsChannel: (channel) => pulse.knowsChannel(channel),
     minSamples: pulse.settings.minSamples,
     pages,
@@ -167,6 +171,7 @@ function registerApiRoutes(app: FastifyInstance, options: BuildAppOptions, conte
     now: () => clock.now(),
   });
   registerMetricsRoute(app, metrics.registry);
+  if (options.reloadConfig) registerAdminRoutes(app, options.reloadConfig);
   const durable = config.dataDir ? join(config.dataDir, 'spill') : undefined;
   registerHealthRoutes(app, { pulse, snapshots: pulse.snapshots, history, isShuttingDown: () => context.shuttingDown, durable, alerts: () => pulse.alerts?.status() });
   // Without an alerts section the routes still answer (nothing fires), so the dashboard's request is not a 404.
@@ -195,7 +200,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
     ...(pulse.operatorState ? { operatorState: () => pulse.operatorState?.stats } : {}),
   });
-  const pages = createChannelPages({ pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows, thresholds: config.thresholds });
+  const pages = createChannelPages({ pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows, thresholds: () => config.thresholds });
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
   const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, pages });
   pulse.snapshots.start();

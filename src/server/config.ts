@@ -134,7 +134,8 @@ export const defaultConfig: ServiceConfig = {
   minSamples: 100,
   // The library's 50 ms protects a payment path inside a gateway. Behind HTTP the gateway has its own timeout,
   // and a service process busy parsing batches would turn 50 ms into a stream of buffered (then re-sent)
-  // batches under load: `npm run bench:http` with 50 ms buffered 261k of 320k outcomes in 10 s on Redis.
+  // batches under load (measured with `npm run bench:http`: docs/architecture.md, why the service's record
+  // timeout is 1 s and the library's 50 ms).
   // A refused connection still fails open at once; only a slow store waits up to this long.
   recordTimeoutMs: 1_000,
   maxChannels: 10_000,
@@ -152,8 +153,8 @@ export const defaultConfig: ServiceConfig = {
   streamOpensPerMinute: 60,
   // ≈ 1 kB a channel with four windows: a 200 kB event a second per dashboard at most.
   pageChannels: 200,
-  // The stream's page is written to every client each second: 2,000 clients at 1,000 channels stalled the
-  // event loop for seconds copying 200 channels' event (172 kB) into their sockets (docs/benchmarks.md).
+  // The stream's page is written to every client each second, so a REST-sized page stalled the event loop
+  // copying it into thousands of sockets (docs/decisions/068-stream-page-and-fan-out.md).
   streamPageChannels: 25,
   historyIntervalMs: 10_000,
   historyLookbackMinutes: 10,

@@ -1,6 +1,6 @@
 // Request collapsing for the read routes: identical reads in flight at the same time share one store call.
 // Gateways and dashboards poll the same few channels, so on Redis (one Lua call per rate) this turns N
-// concurrent identical GETs into one round trip (measured in docs/benchmarks.md, "Service").
+// concurrent identical GETs into one round trip.
 //
 // Read-your-writes holds: a read joins an in-flight one only if no write through this coalescer completed
 // since that one started, so a client that got 200 for its POST never sees numbers from before it.

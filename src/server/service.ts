@@ -9,7 +9,9 @@ import { createPulse, type Pulse } from '../pulse.js';
 import type { PulseOptions } from '../types.js';
 import { buildApp } from './app.js';
 import { defaultLevels } from './configLevels.js';
-import type { ServiceConfig } from './config.js';
+import type { LoadConfigOptions, ServiceConfig } from './config.js';
+import { createConfigReloader, type ConfigReloader, type ReloadReport } from './reload.js';
+import { registerReloadMetrics } from './metrics/reloadMetrics.js';
 import { createServiceMetrics } from './metrics/serviceMetrics.js';
 import { createPostgresOperatorState } from '../history/operatorState.js';
 import type { RoutingOptions } from '../routing/types.js';
@@ -20,6 +22,8 @@ export interface StartServiceOptions {
   clock?: Clock;
   /** Defaults to pino JSON on stdout at config.logLevel. */
   logger?: Logger;
+  /** How `config` was loaded, so SIGHUP and POST /v1/admin/reload can read it again (`paypulse serve` passes it). */
+  reloadFrom?: LoadConfigOptions;
 }
 
 export interface RunningService {
@@ -35,6 +39,8 @@ export interface RunningService {
   logger: Logger;
   /** The outcome stream consumer, when the config has a `stream` section. */
   streamIngest?: StreamIngest;
+  /** Reads the configuration again and applies what can change while serving; throws ConfigError, changing nothing. */
+  reload(): ReloadReport;
   /** Graceful shutdown; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -48,6 +54,7 @@ interface ServiceParts {
   kitDatabase: boolean;
   /** The outcome stream consumer, when the config has a `stream` section. */
   streamIngest?: StreamIngest;
+  reloader: ConfigReloader;
 }
 
 function urlOf(host: string, port: number): string {
@@ -65,7 +72,7 @@ function kitDatabaseOf(config: ServiceConfig, history: HistoryStore): PulseOptio
 }
 
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
-async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): Promise<ServiceParts> {
+async function openParts(config: ServiceConfig, clock: Clock, logger: Logger, reloadFrom: LoadConfigOptions | undefined): Promise<ServiceParts> {
   const metrics = createServiceMetrics();
   const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions } = config;
   // Per-channel levels reach the alerts through config.alerts (src/server/configLevels.ts).
@@ -103,7 +110,8 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
       logger,
     });
     opened.push(() => snapshots.stop());
-    const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots });
+    const reloader = createConfigReloader({ config, source: reloadFrom, pulse, logger, onResult: registerReloadMetrics(metrics.registry) });
+    const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots, reloadConfig: () => reloader.reload() });
     opened.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
     const streamIngest = config.stream && redis ? await openStreamIngest({ redisUrl: redis, namespace, settings: config.stream, recorder: pulse, dataDir, logger }) : undefined;
@@ -111,7 +119,7 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger): P
       opened.push(() => streamIngest.close());
       registerIngestStreamMetrics(metrics.registry, () => streamIngest.consumer.stats());
     }
-    return { pulse, history, snapshots, app, kitDatabase: Boolean(kitDatabase), streamIngest };
+    return { pulse, history, snapshots, app, kitDatabase: Boolean(kitDatabase), streamIngest, reloader };
   } catch (err) {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
@@ -158,7 +166,9 @@ async function shutDown({ pulse, history, snapshots, app, streamIngest }: Servic
 export async function startService(config: ServiceConfig, options: StartServiceOptions = {}): Promise<RunningService> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'paypulse' } });
-  const parts = await openParts(config, clock, logger);
+  // A copy: reloads update it in place, and the caller's object stays what it passed.
+  const live: ServiceConfig = { ...config };
+  const parts = await openParts(live, clock, logger, options.reloadFrom);
   const address = parts.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = urlOf(config.host, port);
@@ -167,5 +177,5 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     'paypulse serving',
   );
   let closing: Promise<void> | null = null;
-  return { url, ...parts, logger, close: () => (closing ??= shutDown(parts, config, logger)) };
+  return { url, ...parts, logger, reload: () => parts.reloader.reload(), close: () => (closing ??= shutDown(parts, live, logger)) };
 }

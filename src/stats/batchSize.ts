@@ -2,14 +2,14 @@
 // every caller waiting at once rides one batch: the store then works while this process waits, and this
 // process validates and packs the callers' next outcomes while the store waits. Split into two (or more)
 // batches in flight, one part's callers prepare their next outcomes while the store runs the other part
-// (docs/benchmarks.md, "Two batches in flight"). A split is not free on Redis: a channel costs a call
-// ≈ 20 µs before its first outcome, so a batch of many channels with few outcomes each stays whole.
+// (docs/decisions/090-record-batches-and-calls.md). A split is not free on Redis: a channel costs a call
+// its fixed cost before its first outcome, so a batch of many channels with few outcomes each stays whole.
 
-/** A part of a split batch holds at least this many outcomes (four parts of 500 ingested less than two of 1,000). */
+/** A part of a split batch holds at least this many outcomes (smaller parts ingested less, decision 090). */
 export const minSplitOutcomes = 1000;
 /**
- * ...and this many outcomes per channel it names. At 25 (the sweep's 10 events/s a channel) the split
- * cost Redis 10 % more CPU an event and gained no ingest on a loaded machine; at 125 (50/s) 5 % for more.
+ * ...and this many outcomes per channel it names: with fewer a split cost Redis more CPU an event than it
+ * gained in ingest (decision 090).
  */
 export const minOutcomesPerChannel = 32;
 

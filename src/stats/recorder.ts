@@ -48,7 +48,7 @@ function settle(item: Item, verdict: RecordVerdict): void {
 }
 
 const statusCodes = { pending: StatusCode.Pending, failure: StatusCode.Failure, success: StatusCode.Success };
-/** Store time an outcome may fairly take: Redis spends ≈ 3 µs on one (docs/benchmarks.md), so this is generous. */
+/** Store time an outcome may fairly take: several times Redis's (docs/decisions/090-record-batches-and-calls.md). */
 const perOutcomeAllowanceMs = 0.02;
 /** Batches at the store at once. */
 const maxInFlight = 4;

@@ -89,8 +89,8 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     lastNMax,
     failuresMax: 2000,
     // Ledger hashes a channel grows to (a power of 4, at most 4^9: ledger.lua). Growth keeps ≈ 16 requests a
-    // hash, so a hot channel's claims scan short listpacks: at 16,384 a channel of 500 requests/s held
-    // hundreds a hash, and a claim cost ≈ 12 µs of Redis CPU (docs/benchmarks.md, In steady state).
+    // hash, so a hot channel's claims scan short listpacks; a fixed 16,384 left a long-lived hot channel
+    // hundreds a hash (docs/decisions/061-ledger-shards-grow.md).
     ledgerShards: 262144,
     minSamples: positiveInt('minSamples', options.minSamples, 100),
     dimensions,
@@ -102,7 +102,8 @@ export function resolveSettings(options: PulseOptions): ResolvedSettings {
     // Four windows of 2,500 channels, or fewer channels with their dims series; an evicted entry only
     // means a read during an outage answers 503 instead of a stale value.
     lastKnownLimit: positiveInt('lastKnownLimit', options.lastKnownLimit, 10_000),
-    // Twice the 5,000 active channels the scale benchmark keeps fresh on one Redis (docs/benchmarks.md).
+    // Twice the 5,000 active channels the scale benchmark keeps fresh on one Redis
+    // (docs/decisions/065-snapshot-carried-reads.md).
     maxChannels: positiveInt('maxChannels', options.maxChannels, 10_000),
     maxDimensionValues: positiveInt('maxDimensionValues', options.maxDimensionValues, 1_000),
   };

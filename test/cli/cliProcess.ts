@@ -12,6 +12,8 @@ export interface CliProcess {
   exited: Promise<number | null>;
   /** Waits until stdout holds a match of `pattern`. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Sends a signal (SIGHUP …) to the process. */
+  signal(name: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -40,6 +42,9 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess 
         if (child.exitCode !== null) throw new Error(`exited ${child.exitCode} before printing ${pattern}:\n${stdout}\n${stderr}`);
         await new Promise((r) => setTimeout(r, 50));
       }
+    },
+    signal(name) {
+      child.kill(name);
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -53,7 +53,8 @@ function ingestMetrics(registry: client.Registry, channelLabel: ChannelLabel): R
       return;
     }
     // Count per (label, status) locally first: one prom-client call per label pair, not per outcome nor per
-    // channel past the label limit (a batch of 1,000 new channels past it made 1,000 calls, ≈ 1 ms).
+    // channel past the label limit (a batch of new channels past it made a call each,
+    // docs/decisions/067-long-tasks-yield.md).
     const counts = new Map<string, number>();
     const codes = new Map<string, number>();
     for (const o of outcomes) {

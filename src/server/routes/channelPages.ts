@@ -24,7 +24,8 @@ export interface ChannelPaging {
   streamPageChannels: number;
   /** The configured windows: the snapshot also holds the windows alerts and routing need. */
   windows: readonly string[];
-  thresholds: Thresholds & { channels?: Record<string, Thresholds> };
+  /** Read at each snapshot: a config reload may change them. */
+  thresholds: () => Thresholds & { channels?: Record<string, Thresholds> };
 }
 
 /** How many channels are in each state, and how many there are in all. */
@@ -69,7 +70,7 @@ interface KeyedChannels {
 }
 
 /** Every channel with its rank keys, and the summary by state. */
-function keyChannels(snapshot: HealthSnapshot, windows: readonly string[], thresholds: ChannelPaging['thresholds']): KeyedChannels {
+function keyChannels(snapshot: HealthSnapshot, windows: readonly string[], thresholds: ReturnType<ChannelPaging['thresholds']>): KeyedChannels {
   const summary = Object.fromEntries(channelStates.map((s) => [s, 0])) as StateSummary;
   summary.channels = snapshot.channels.size;
   const keyed: Keyed[] = [];
@@ -84,7 +85,8 @@ function keyChannels(snapshot: HealthSnapshot, windows: readonly string[], thres
 
 /**
  * The worst `n` in `worseFirst` order without sorting every channel: one pass keeping the worst `n` seen.
- * The stream needs 25 of 10,000 each second, and the full sort was 25–56 ms of one task.
+ * The stream needs 25 of 10,000 each second, and sorting them all was one long task
+ * (docs/decisions/067-long-tasks-yield.md).
  */
 function worstFew(keyed: Keyed[], n: number): ChannelHealth[] {
   if (n <= 0) return [];
@@ -100,7 +102,7 @@ function worstFew(keyed: Keyed[], n: number): ChannelHealth[] {
 }
 
 export function createChannelPages(paging: ChannelPaging) {
-  const { pageChannels, thresholds } = paging;
+  const { pageChannels } = paging;
   const streamPageChannels = Math.min(paging.streamPageChannels, pageChannels);
   const windows = [...paging.windows].sort((a, b) => parseWindow(a) - parseWindow(b));
   const ranks = new WeakMap<HealthSnapshot, Ranked>();
@@ -110,7 +112,7 @@ export function createChannelPages(paging: ChannelPaging) {
   const keys = new WeakMap<HealthSnapshot, KeyedChannels>();
   const keyedOf = (snapshot: HealthSnapshot): KeyedChannels => {
     let keyed = keys.get(snapshot);
-    if (!keyed) keys.set(snapshot, (keyed = keyChannels(snapshot, windows, thresholds)));
+    if (!keyed) keys.set(snapshot, (keyed = keyChannels(snapshot, windows, paging.thresholds())));
     return keyed;
   };
 

@@ -22,7 +22,8 @@ export interface ChannelRoutesOptions {
   snapshotIntervalMs: number;
   history: Pick<HistoryStore, 'minutes' | 'minutesOfEveryChannel'>;
   clock: Clock;
-  thresholds: ServiceThresholds;
+  /** Read at each request: a config reload may change them. */
+  thresholds: () => ServiceThresholds;
   pages: ChannelPages;
   /** Seen within the dedup horizon (no store call); absent: every name is answered. */
   knowsChannel?: (channel: string) => boolean;
@@ -90,7 +91,7 @@ async function assertKnown(options: ChannelRoutesOptions, channel: string): Prom
 }
 
 export function registerChannelRoutes(app: FastifyInstance, options: ChannelRoutesOptions): void {
-  const { pulse, history, clock, thresholds, snapshots } = options;
+  const { pulse, history, clock, snapshots } = options;
   const defaultWindow = pulse.windows.includes('5m') ? '5m' : pulse.windows[0]!;
 
   app.get<{ Querystring: PageQuery }>(
@@ -101,13 +102,13 @@ export function registerChannelRoutes(app: FastifyInstance, options: ChannelRout
         if (!(err instanceof StoreUnavailableError)) throw err;
         return undefined;
       });
-      if (snapshot) return { windows: pulse.windows, thresholds, asOf: snapshot.asOf, ...options.pages.page(snapshot, request.query) };
+      if (snapshot) return { windows: pulse.windows, thresholds: options.thresholds(), asOf: snapshot.asOf, ...options.pages.page(snapshot, request.query) };
       // The store cannot be read: the last values a dashboard saw beat a blank page, flagged so nobody acts on them.
       const latest = snapshots.latest();
       const stale = latest ? staleSnapshot(latest) : await historySnapshot({ history, windows: pulse.windows, minSamples: options.minSamples }, clock.now());
       const since = storeUnreachableSince(snapshots);
       const page = options.pages.page(stale, request.query);
-      return { windows: pulse.windows, thresholds, asOf: stale.asOf, stale: true, ...(since === undefined ? {} : { storeUnreachableSince: since }), ...page };
+      return { windows: pulse.windows, thresholds: options.thresholds(), asOf: stale.asOf, stale: true, ...(since === undefined ? {} : { storeUnreachableSince: since }), ...page };
     },
   );
 

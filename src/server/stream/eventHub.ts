@@ -1,17 +1,17 @@
-// The publisher behind GET /v1/stream. Any part of the service publishes typed events (`rates` now, `alert`
-// and `breaker` from later issues); each gets a sequence id and is serialised once, kept in a bounded replay
+// The publisher behind GET /v1/stream. Any part of the service publishes typed events (`rates`, `alert`,
+// `breaker`, `store`); each gets a sequence id and is serialised once, kept in a bounded replay
 // buffer, and fanned out to every subscriber. A client reconnecting with Last-Event-ID gets what it missed
 // from the buffer, or learns that the gap is larger than the buffer.
 // The fan-out writes to a slice of subscribers per turn of the event loop: each write copies the frame into
-// a kernel socket buffer, and at 2,000 stream clients one `rates` event was 110–225 ms of writes in one task,
-// which every other request (/healthz too) waited behind (docs/benchmarks.md, Scale).
+// a kernel socket buffer, and thousands of clients' writes in one task made every other request (/healthz
+// too) wait behind them (docs/decisions/068-stream-page-and-fan-out.md).
 
 export interface StreamEvent {
   id: number;
   type: string;
   /**
    * The SSE frame, ready to write: `id:`, `event:`, `data:` lines and the blank line. Encoded once: written
-   * as a string, each of 2,000 clients got its own copy of the event every second (docs/benchmarks.md).
+   * as a string, each client would get its own copy of the event every second (decision 068).
    */
   frame: Buffer;
 }

@@ -1,7 +1,8 @@
 // Which channels a batch marks as seen in Redis's channel list (RedisStatsStore.touchChannels). The list
 // answers "which channels were seen within the dedup horizon" (the health snapshot, the dashboard): a mark a
 // few seconds old answers that as well as a fresh one. Marking every channel of every batch, one sorted-set
-// update for each, cost Redis ≈ 3 % of its instructions at 1 event/s per channel (npm run bench:instructions).
+// update for each, cost Redis a visible share of its work on quiet channels
+// (docs/decisions/090-record-batches-and-calls.md).
 // A server that restarted empty has lost the list: every reconnection marks every channel again, and ten
 // seconds bound what a server emptied without one (FLUSHALL) leaves unlisted.
 

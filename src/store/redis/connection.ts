@@ -50,9 +50,8 @@ const socket = { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retr
 /** Cluster and Sentinel discovery fail as a whole and are tried again after this long (doubling, at most 5 s). */
 const discoveryRetryMs = 250;
 // A command's deadline is ours alone (withTimeout). node-redis's default one (5 s, on the wait before a
-// command is written, which ours covers as well) armed an AbortSignal timer for every command: a 5-minute
-// rate query cost ≈ 20 % more client time and its p99 doubled, the timers' garbage collections falling
-// among the queries (docs/benchmarks.md).
+// command is written, which ours covers as well) armed an AbortSignal timer for every command, whose garbage
+// collections fell among the queries (docs/decisions/091-command-deadlines-are-ours.md).
 const commandOptions = { timeout: 0 };
 /**
  * Every connection of ours names itself (CLIENT SETNAME), so Redis's slow log tells our own calls from other

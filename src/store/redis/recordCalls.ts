@@ -2,7 +2,7 @@
 // MessagePack array (the layout record.lua reads), and several channels' parts in one `recordMany` call
 // where their keys are on one node. At low volume per channel a batch of 500 outcomes
 // brings each channel one or two, and a script call per channel cost more Redis CPU than the outcomes
-// (docs/benchmarks.md, the volume sweep).
+// (docs/decisions/090-record-batches-and-calls.md, 064 for a cluster).
 import { StatusCode, type EngineSettings, type StoredOutcome } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
 import { ledgerField, ledgerShard, ledgerState } from './layouts.js';
@@ -13,8 +13,7 @@ import type { PackWriter } from './msgpack.js';
 /**
  * Limits of one `recordMany` call. Lua's unpack() of the prefixes stops near 8,000 values. Redis runs
  * nothing else while a call runs: 5,000 outcomes is the recorder's largest batch, which one channel's
- * call could already carry. (1,000 a call measured no better: Redis CPU the same within the noise, ingest
- * lower in two alternating runs of the classic traffic.)
+ * call could already carry; smaller calls measured no better (decision 090).
  */
 export const recordManyLimits = { channels: 500, outcomes: 5_000 };
 

@@ -60,9 +60,8 @@ export class RedisStatsStore implements StatsStore {
     private readonly redis: RedisConnection,
     private readonly settings: EngineSettings,
     /**
-     * Channels per window-read call. A channel read whole with the default windows costs Redis ≈ 60–260 µs
-     * (a carried read far less), and every call must answer within the command timeout (1 s) behind the
-     * others in flight on a busy server.
+     * Channels per window-read call: a call, even one reading each channel whole, must answer within the
+     * command timeout (1 s) behind the others in flight on a busy server (docs/decisions/065-snapshot-carried-reads.md).
      */
     private readonly channelsPerCall = 50,
   ) {

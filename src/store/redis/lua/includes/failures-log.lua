@@ -5,7 +5,7 @@
 --   `+<at>\t<id>\t<code>\n`  a failure;   `-<at>\t<id>\t\n`  that failure, upgraded to a success.
 -- A call's first QUIET_FAILURES failures of a second go to their minute's log `flm:<minute>`, the rest to
 -- the second's own log `fl:<second>`: a key costs ≈ 100 B of its own, and at 1 event/s per channel a key per
--- second with a failure was 8 B of an event's ≈ 90 (docs/benchmarks.md); a busy second keeps a log of its
+-- second with a failure was 8 B of an event's ≈ 90 (docs/decisions/069); a busy second keeps a log of its
 -- own, so a read of the newest failures never parses a whole busy minute. A second's records may be in
 -- both logs, and a read takes both.
 -- Reading walks back from now over the seconds whose failure counters (tally.lua, the channel's

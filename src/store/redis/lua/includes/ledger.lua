@@ -237,7 +237,7 @@ end
 -- A new request may split a shard, its own included: every later access finds its shard again.
 -- The client sends the shard that its last reply's split count gives (`clientSplits`), and that shard's
 -- key: while the channel has that many splits the client's shard is the script's, and is taken as it
--- is (a key built here cost ≈ 1 µs of Lua an outcome, docs/benchmarks.md; finding its shard from the
+-- is (a key built here cost ≈ 1 µs of Lua an outcome, docs/decisions/070; finding its shard from the
 -- field's hash ≈ 3 % of an outcome's instructions at 2,000 events/s, npm run bench:instructions);
 -- otherwise the script finds it.
 local function writeIfNew(field, newState, clientShard, clientKey, clientSplits)

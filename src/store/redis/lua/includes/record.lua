@@ -53,7 +53,7 @@ local function recordSection(batch, i)
     if written == 1 and CLIENT_COUNTS and status ~= PENDING then
       -- Most outcomes: a request never seen, ending now, and counted by the client already. What
       -- apply() would do, without building the outcome or making its calls: ≈ 0.25 µs of Redis
-      -- CPU less per outcome (docs/benchmarks.md).
+      -- CPU less per outcome (docs/decisions/070).
       if status == FAILURE then noteFailure(idOfField(field), code, stateAt(tonumber(newState))) end
       codes[n] = ACCEPTED
     else
