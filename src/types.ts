@@ -74,7 +74,7 @@ export interface MinuteCounts {
   started: number;
 }
 
-export type Strategy = 'buckets' | 'zset' | 'zset-sharded';
+export type Strategy = 'buckets' | 'zset';
 
 export interface PulseLogger {
   warn(obj: object, msg: string): void;

@@ -13,7 +13,7 @@ import { formatTable } from '../support/report.js';
 
 const failures = 20_000;
 const start = Date.UTC(2026, 0, 1, 12);
-const strategies: Strategy[] = ['buckets', 'zset', 'zset-sharded'];
+const strategies: Strategy[] = ['buckets', 'zset'];
 
 async function bytesPerFailure(strategy: Strategy, dims: Record<string, string> | undefined): Promise<number> {
   const redis = await startRedis();

@@ -123,7 +123,7 @@ async function measure(url: string, strategy: Strategy, o: Required<EngineBenchO
 /**
  * Each run on a Redis server of its own, started for it: emptied with FLUSHALL, a server still carries
  * the previous run's state (its allocator's pages, its tables' sizes), and that slowed the next run
- * by up to a quarter (`buckets` after `zset-sharded`: 3.9 µs of Redis CPU per event; after `zset`: 3.1).
+ * by up to a quarter.
  */
 async function runStrategy(strategy: Strategy, o: Required<EngineBenchOptions>, periodLater = false): Promise<StrategyResult> {
   const redis = await startRedis();
@@ -138,7 +138,7 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
   const o: Required<EngineBenchOptions> = {
     channels: 20,
     eventsPerChannel: 300_000,
-    strategies: ['zset', 'zset-sharded', 'buckets'],
+    strategies: ['zset', 'buckets'],
     batch: 5000,
     queries: 2000,
     log: (line) => console.log(line),

@@ -3,7 +3,7 @@
 import { createClient } from 'redis';
 import type { ManualClock } from '../../src/clock.js';
 import { createPulse } from '../../src/pulse.js';
-import { strategyScripts } from '../../src/store/redis/statsStore.js';
+import { redisStrategy, scriptsOfStrategy } from '../../src/store/redis/strategies.js';
 import type { Outcome, Strategy } from '../../src/types.js';
 import { SeedLane } from './seedLane.js';
 
@@ -49,13 +49,13 @@ export async function openLane(name: LaneName, url: string, clock: ManualClock):
 
 /**
  * Loads a strategy's scripts, as the seed's lane loads its own when it opens: a script's first call would
- * otherwise compile it (≈ 80 KB of Lua for the full one) and store its body within what a benchmark measures.
+ * otherwise compile it (up to ≈ 60 KB of Lua, a record script) and store its body within what a benchmark measures.
  */
 async function loadScripts(strategy: Strategy, url: string): Promise<void> {
   const client = createClient({ url });
   await client.connect();
   try {
-    for (const script of new Set(Object.values(strategyScripts(strategy)))) await client.sendCommand(['SCRIPT', 'LOAD', script.source]);
+    for (const script of scriptsOfStrategy(redisStrategy(strategy))) await client.sendCommand(['SCRIPT', 'LOAD', script.source]);
   } finally {
     await client.close();
   }

@@ -7,6 +7,7 @@ import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import type { RedisConnection, RedisReply } from '../../src/store/redis/connection.js';
 import { RedisStatsStore } from '../../src/store/redis/statsStore.js';
+import type { LuaScript } from '../../src/store/redis/scripts.js';
 import { batchesOf, trafficAt, volumePoints } from './traffic.js';
 
 const { values } = parseArgs({ options: { 'per-sec': { type: 'string', default: '2000' }, batches: { type: 'string', default: '300' } } });
@@ -14,16 +15,15 @@ const point = volumePoints.find((p) => p.perChannelPerSec === Number(values['per
 
 /** Answers every record call with "accepted" for each outcome, read back from the packed batch's count. */
 function instantConnection(): RedisConnection {
-  const answer = (args: unknown[]): RedisReply => {
-    const keys = Number(args[2]);
-    const op = String(args[3 + keys]);
-    if (op !== 'record' && op !== 'record-many') return 0;
-    return codesFor(args[args.length - 1] as Buffer, keys, op === 'record-many');
+  const answer = (script: LuaScript, keys: string[], args: unknown[]): RedisReply => {
+    const many = script.name.endsWith('/recordMany-1');
+    if (!many && !script.name.endsWith('/record-1')) return 0;
+    return codesFor(args[args.length - 1] as Buffer, keys.length, many);
   };
   return {
     isCluster: false,
     kind: 'standalone',
-    runScript: async (_s: unknown, keys: string[], args: unknown[]) => answer(['EVALSHA', '', keys.length, ...keys, ...args]),
+    runScript: async (script: LuaScript, keys: string[], args: unknown[]) => answer(script, keys, args),
     command: async () => 0,
   } as unknown as RedisConnection;
 }

@@ -12,6 +12,7 @@ import { resolveRoutingSettings } from '../routing/settings.js';
 import type { RoutingOptions } from '../routing/types.js';
 import { prototypeKeyPaths, prototypeKeyReason } from './prototypeKeys.js';
 import { streamSettingsSchema } from '../ingest/stream/streamSettings.js';
+import { strategies, strategyProblem } from '../stats/settings.js';
 import { alertsWithChannelLevels, applyThresholdEnv, defaultLevels, dimensionsFromEnv, dimensionsSchema, thresholdsSchema } from './configLevels.js';
 
 const windowPattern = /^[1-9]\d*(s|m|h)$/;
@@ -37,7 +38,7 @@ const configSchema = z
     recordTimeoutMs: z.number().int().min(1),
     maxChannels: z.number().int().min(1).max(1_000_000),
     maxDimensionValues: z.number().int().min(1).max(1_000_000),
-    strategy: z.enum(['buckets', 'zset', 'zset-sharded']),
+    strategy: z.enum(strategies, { error: (issue) => strategyProblem(issue.input) }),
     thresholds: thresholdsSchema,
     /** Dimension sets kept besides the channel, e.g. [['method'], ['method', 'currency']] (docs/configuration.md). */
     dimensions: dimensionsSchema,

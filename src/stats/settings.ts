@@ -10,7 +10,16 @@ import { parseWindow } from './windows.js';
 export const defaultWindows = ['1m', '5m', '15m', '1h'];
 /** The most outcomes a last-N read covers (and the most kept per channel for it); the HTTP schema says the same. */
 export const lastNMax = 2_000;
-const strategies: Strategy[] = ['buckets', 'zset', 'zset-sharded'];
+/** The Redis engine's strategies (docs/storage.md). */
+export const strategies = ['buckets', 'zset'] as const satisfies readonly Strategy[];
+
+/** Why `value` is no strategy, and what to use instead; undefined for a strategy. */
+export function strategyProblem(value: unknown): string | undefined {
+  if ((strategies as readonly unknown[]).includes(value)) return undefined;
+  // Dominated by buckets on memory, Redis CPU and ingest in every benchmark (docs/decisions/080-one-script-per-operation.md).
+  if (value === 'zset-sharded') return "must be 'buckets' or 'zset': 'zset-sharded' was removed, use 'buckets' (the default), or 'zset' for the classic sorted sets";
+  return `must be one of ${strategies.join(', ')}, got ${String(value)}`;
+}
 
 export interface ResolvedSettings extends EngineSettings {
   windows: string[];
@@ -68,9 +77,8 @@ export function resolveSettings(options: StatsOptions): ResolvedSettings {
     throw new PayPulseError('PP_ERR_CONFIG', `windows: ${(err as Error).message}`);
   }
   const strategy = options.strategy ?? 'buckets';
-  if (!strategies.includes(strategy)) {
-    throw new PayPulseError('PP_ERR_CONFIG', `strategy must be one of ${strategies.join(', ')}, got ${strategy}`);
-  }
+  const problem = strategyProblem(strategy);
+  if (problem) throw new PayPulseError('PP_ERR_CONFIG', `strategy ${problem}`, { field: 'strategy' });
   // The dedup horizon: the longest window plus 10 minutes of late callbacks (docs/architecture.md).
   const horizonMs = Math.max(...windowsSec) * 1000 + 10 * 60_000;
   const pendingTimeoutMs = positiveInt('pendingTimeoutMs', options.pendingTimeoutMs, 5 * 60_000);
@@ -107,7 +115,6 @@ export function resolveSettings(options: StatsOptions): ResolvedSettings {
     // hash, so a hot channel's claims scan short listpacks; a fixed 16,384 left a long-lived hot channel
     // hundreds a hash (docs/decisions/061-ledger-shards-grow.md).
     ledgerShards: 262144,
-    zsetShards: 4, // a power of 2: a request's zset shard is its ledger field's hash bits % zsetShards
     minSamples: positiveInt('minSamples', options.minSamples, 100),
     dimensions,
     restrictDims: options.restrictDims ?? false,

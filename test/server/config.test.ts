@@ -92,6 +92,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { HOST: '0.0.0.0', PAYPULSE_TOKEN: 'a-long-enough-token' } }).token).toBe('a-long-enough-token');
   });
 
+  it("refuses the removed strategy 'zset-sharded', naming the field and what to use instead", () => {
+    const lines = errorLines(() => loadConfig({ env: { PAYPULSE_STRATEGY: 'zset-sharded' } }));
+    expect(lines).toEqual([expect.stringMatching(/^PAYPULSE_STRATEGY: .*'zset-sharded' was removed, use 'buckets'.*'zset'/)]);
+  });
+
   it('names an unreadable or malformed file', () => {
     expect(errorLines(() => loadConfig({ env: {}, configPath: join(dir, 'missing.yaml') }))[0]).toMatch(/missing\.yaml: cannot be read/);
     expect(errorLines(() => loadConfig({ env: {}, configPath: file('broken.json', '{ "port": ') }))[0]).toMatch(/broken\.json: not valid JSON/);

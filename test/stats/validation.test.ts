@@ -59,6 +59,11 @@ describe('bad input', () => {
   it('refuses bad options with a clear message', async () => {
     await expect(createPulse({ windows: ['1d'] })).rejects.toThrow(/windows: window must look like 30s, 5m or 1h/);
     await expect(createPulse({ strategy: 'hash' as never })).rejects.toThrow(/strategy must be one of/);
+    await expect(createPulse({ strategy: 'zset-sharded' as never })).rejects.toMatchObject({
+      code: 'PP_ERR_CONFIG',
+      message: expect.stringMatching(/^strategy .*'zset-sharded' was removed, use 'buckets'/),
+      details: { field: 'strategy' },
+    });
     await expect(createPulse({ pendingTimeoutMs: 2 * 3600_000 })).rejects.toThrow(/shorter than the dedup horizon/);
     await expect(createPulse({ skewToleranceMs: 2 * 3600_000 })).rejects.toThrow(/skewToleranceMs must be at most 3600000/);
   });

@@ -94,6 +94,17 @@ describe('Lua includes: headers say what each provides and requires', () => {
   });
 });
 
+describe('scripts: one per operation', () => {
+  it('lists every folder of scripts', () => {
+    const folders = new Set(scripts.map((path) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '.')));
+    expect([...folders].sort()).toEqual(['.', 'buckets', 'coordination', 'kit', 'zset']);
+  });
+
+  it.each(scripts)('%s dispatches on no operation argument', (path) => {
+    expect(composeLua(path).source).not.toMatch(/\bop\s*==|ARGV\[1\]\s*==/);
+  });
+});
+
 describe('the checker', () => {
   it('reports a name used before its local, a missing one, and a redeclared one', () => {
     const check = checkLua(

@@ -6,6 +6,7 @@ import { createPulse, type Pulse } from '../../src/pulse.js';
 import { startCluster, startRedis, type LocalCluster, type LocalRedis } from './redisServer.js';
 import type { PulseOptions } from '../../src/options.js';
 import type { Strategy } from '../../src/types.js';
+import { strategies } from '../../src/stats/settings.js';
 
 export interface EngineCase {
   name: string;
@@ -36,7 +37,6 @@ export function statsEngines({ cluster = true } = {}): EngineCase[] {
     const pulse = await createPulse({ recordTimeoutMs: 5000, ...base(), namespace: freshNamespace(), clock, ...options });
     return { pulse, clock };
   };
-  const strategies: Strategy[] = ['buckets', 'zset', 'zset-sharded'];
   return [
     { name: 'memory', make: make(() => ({})) },
     ...strategies.map((strategy) => ({

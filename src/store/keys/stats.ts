@@ -1,15 +1,14 @@
 // Keys of the success-rate engine. Each channel's keys share the prefix `<ns>:{<channel>}:`; the channel
 // scripts append these suffixes (the Lua reads the prefix from KEYS[1], like BullMQ's scripts do):
 //   lh:<shard>, lm:<period>, lsplits  ledger: hash bits + request id → state; shards written in the
-//                                   period; the shards' layout (buckets, zset-sharded)
+//                                   period; the shards' layout (buckets)
 //   b:<series>:<minute>             per-second success/failure counters   (buckets)
-//   m:<series>:<minute>:<shard>:all|succ   minute-sharded sorted sets     (zset-sharded)
 //   z:<series>:all|succ, st         the classic sorted sets, started marks (zset)
 //   p:<series>:<minute>             per-second started/open-pending counters
 //   pend, pinfo                     pending requests: deadline, and hash bits and series for the sweep
-//   n:<series>                      newest terminal outcomes (last-N)     (zset, zset-sharded)
+//   n:<series>                      newest terminal outcomes (last-N)     (zset)
 //   d:<series>:<second>             one second's outcomes in order (last-N)  (buckets)
-//   fail                            newest failed requests (drill-down)   (zset, zset-sharded)
+//   fail                            newest failed requests (drill-down)   (zset)
 //   fl:<second>                     one second's failed requests (drill-down)  (buckets)
 // Every key gets a TTL when written.
 import { namespacePrefix, slotPrefix } from './index.js';

@@ -64,8 +64,6 @@ export interface EngineSettings {
   failuresMax: number;
   /** Ledger hashes a channel grows to, a power of 4; small hashes stay in Redis's compact listpack encoding. */
   ledgerShards: number;
-  /** Hash shards per minute key of `zset-sharded` (docs/storage.md). */
-  zsetShards: number;
 }
 
 /**

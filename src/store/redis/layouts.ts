@@ -25,7 +25,7 @@ export const ledgerState = {
  * A request's field in its channel's ledger: the low 24 bits of its hash (hashId) in 3 bytes, high byte
  * first, then the id. The script finds the request's shard from those bits as the ledger grows (ledger.lua:
  * 18 of them address up to 4⁹ shards, the top 4 pick the new requests that check their shard's length), and
- * moves an entry to its new shard by its field alone; zset-sharded's shard is the same bits mod zsetShards.
+ * moves an entry to its new shard by its field alone.
  */
 export const ledgerField = {
   hashBytes: 3,
@@ -84,9 +84,8 @@ export const lastNRecord = {
   },
 };
 
-/** ARGV[1..10] of every channel script (header.lua), in order; the op's own arguments follow. */
+/** ARGV[1..8] of every channel script (header.lua), in order; the operation's own arguments follow. */
 export const channelScriptArgv = [
-  'op',
   'now',
   'pendingTimeoutMs',
   'horizonMs',
@@ -94,29 +93,28 @@ export const channelScriptArgv = [
   'lastNMax',
   'failuresMax',
   'ledgerShards',
-  'zsetShards',
   'skewToleranceMs',
 ] as const;
 
-type SettingName = Exclude<(typeof channelScriptArgv)[number], 'op' | 'now'>;
-const settingNames = channelScriptArgv.slice(2) as SettingName[];
+type SettingName = Exclude<(typeof channelScriptArgv)[number], 'now'>;
+const settingNames = channelScriptArgv.slice(1) as SettingName[];
 
 /** The positional ARGV of one channel script call. */
-export function channelScriptArgs(op: string, now: number, settings: EngineSettings): Array<string | number> {
-  const args: Array<string | number> = [op, now];
+export function channelScriptArgs(now: number, settings: EngineSettings): Array<string | number> {
+  const args: Array<string | number> = [now];
   for (const name of settingNames) args.push(settings[name]);
   return args;
 }
 
 /**
- * The channels of an op for several (record-many, windows-many, windows-delta; header.lua's channelList):
+ * The channels of an operation for several (recordMany, windowsMany, windowsDelta; channels.lua's channelList):
  * the number of slots, each slot's count of channels, then their prefixes, a slot's together.
  */
 export function channelListArgs(prefixesBySlot: string[][]): Array<string | number> {
   return [prefixesBySlot.length, ...prefixesBySlot.map((slot) => slot.length), ...prefixesBySlot.flat()];
 }
 
-/** The `record` op's MessagePack batch (record.lua): values per client count, then per outcome. */
+/** The `record` operation's MessagePack batch (record.lua): values per client count, then per outcome. */
 export const recordBatch = {
   clientCountValues: ['seriesGroup', 'second', 'successes', 'failures', 'records'],
   // No requestId: the script takes it from the ledger field, after the hash bytes (record.lua).

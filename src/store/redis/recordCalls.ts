@@ -1,16 +1,17 @@
-// How record batches travel to the `buckets`/`zset`/`zset-sharded` scripts: each channel's outcomes as
-// one part of a MessagePack array (the layout record.lua reads), and several channels' parts in one
-// `record-many` call where their keys are on one node. At low volume per channel a batch of 500 outcomes
+// How record batches travel to the strategies' `record` scripts: each channel's outcomes as one part of a
+// MessagePack array (the layout record.lua reads), and several channels' parts in one `recordMany` call
+// where their keys are on one node. At low volume per channel a batch of 500 outcomes
 // brings each channel one or two, and a script call per channel cost more Redis CPU than the outcomes
 // (docs/decisions/090-record-batches-and-calls.md, 064 for a cluster).
 import { StatusCode, type EngineSettings, type StoredOutcome } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
 import { ledgerField, ledgerShard, ledgerState } from './layouts.js';
 import type { RedisReply } from './connection.js';
+import type { RedisStrategy } from './strategies.js';
 import type { PackWriter } from './msgpack.js';
 
 /**
- * Limits of one `record-many` call. Lua's unpack() of the prefixes stops near 8,000 values. Redis runs
+ * Limits of one `recordMany` call. Lua's unpack() of the prefixes stops near 8,000 values. Redis runs
  * nothing else while a call runs: 5,000 outcomes is the recorder's largest batch, which one channel's
  * call could already carry; smaller calls measured no better (decision 090).
  */
@@ -38,7 +39,7 @@ export class LedgerSplitHints {
 }
 
 /** One channel's part of a record batch, in the order record.lua reads it. */
-export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOutcome[], now: number, settings: EngineSettings, splits: number): void {
+export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOutcome[], now: number, settings: EngineSettings, strategy: RedisStrategy, splits: number): void {
   // Outcomes share few distinct series lists: the part sends each list once, and each outcome
   // refers to its list by number. The recorder shares one list among outcomes without dims, so the
   // previous outcome's list is tried first by identity.
@@ -63,9 +64,8 @@ export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOu
     w.int(list.length);
     for (const series of list) w.str(series);
   }
-  // Only `buckets` takes the client's counts (CLIENT_COUNTS in its count-buckets-writes.lua); the sorted-set
-  // strategies count member by member in the script.
-  const counted = settings.strategy === 'buckets' ? [...countAsNew(outcomes, groups, now, settings)] : [];
+  // A strategy whose script counts member by member (no clientCounts) takes none.
+  const counted = strategy.clientCounts ? [...countAsNew(outcomes, groups, now, settings)] : [];
   w.int(counted.length);
   for (const c of counted) w.int(c.group).int(c.sec).int(c.successes).int(c.failures).bytes(Buffer.from(c.records)); // recordBatch.clientCountValues
   // recordBatch.outcomeValues, in order: the ledger state is the request's if it is new, as text
@@ -73,8 +73,8 @@ export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOu
   // The split count goes with them: while the channel has as many, the script takes each outcome's shard
   // as sent (ledger.lua's writeIfNew).
   w.int(outcomes.length).int(splits);
-  // `zset` keeps no ledger: its outcomes carry no shard key (shard 0, key '').
-  const layout = settings.strategy === 'zset' ? undefined : ledgerShard.layout(splits, settings.ledgerShards);
+  // Without a ledger, outcomes carry no shard key (shard 0, key '').
+  const layout = strategy.ledger ? ledgerShard.layout(splits, settings.ledgerShards) : undefined;
   outcomes.forEach((o, i) => {
     const state = ledgerState.encode(o.at, o.status === StatusCode.Pending, o.status);
     const bits = ledgerField.hashBits(o.hash);

@@ -1,10 +1,11 @@
 // Lua scripts live in .lua files (BullMQ's layout): `<name>-<numberOfKeys>.lua`, each opening with its
-// KEYS, ARGV and reply. `--@include <file>` pulls a shared snippet from lua/includes, so one piece of Lua
+// KEYS, ARGV and reply. A strategy's scripts are one per operation, `<strategy>/<operation>-<n>.lua`, with no
+// dispatch inside: a call runs a script's whole top level, so each holds only what its operation uses. `--@include <file>` pulls a shared snippet from lua/includes, so one piece of Lua
 // is written once; each include's header says what it provides and requires, and a test checks that
 // against the code (test/store/luaContract.test.ts). The SHA is computed at load, never kept by hand.
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface LuaScript {
@@ -68,10 +69,12 @@ export function composeLua(path: string, dir = luaDir): ComposedScript {
   return { source: `${lines.join('\n')}\n`, parts };
 }
 
-/** Every script (not include) under `lua/`, as paths relative to it. */
+/** Every script under `lua/` and its folders (every file but the includes), as paths relative to it. */
 export function listScripts(dir = luaDir): string[] {
-  const inDir = (sub: string) => readdirSync(join(dir, sub)).filter((f) => /-\d+\.lua$/.test(f)).map((f) => (sub ? `${sub}/${f}` : f));
-  return [...inDir(''), ...inDir('kit')].sort();
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.lua') && !path.startsWith('includes'))
+    .map((path) => path.split(sep).join('/'))
+    .sort();
 }
 
 const cache = new Map<string, LuaScript>();

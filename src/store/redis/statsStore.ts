@@ -1,7 +1,9 @@
 // The Redis engine of the success-rate port: one Lua call per channel and operation, except the record of
 // many channels' batches (recordCalls.ts) and the read of many channels' windows (one call per 50
-// channels), each per node on a cluster.
-import type { FailedRequest, MinuteCounts, Strategy } from '../../types.js';
+// channels), each per node on a cluster. Each call runs its operation's script of the strategy
+// (strategies.ts): `lua/<strategy>/<operation>-1.lua`.
+import { StoreUnavailableError } from '../../errors.js';
+import type { FailedRequest, MinuteCounts } from '../../types.js';
 import { channelPrefix, channelsKey, epochKey } from '../keys/stats.js';
 import { clusterSlot } from '../keys/clusterSlot.js';
 import { type ChannelBatch, type ChannelSeries, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
@@ -14,26 +16,13 @@ import { AHEAD_SECONDS, FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './w
 import { LedgerSplitHints, packRecordPart, recordManyLimits } from './recordCalls.js';
 import { nodeCalls } from './nodeCalls.js';
 import { loadScript, type LuaScript } from './scripts.js';
+import { redisStrategy, type RedisStrategy } from './strategies.js';
 import { ChannelTouches, touchIntervalMs } from './channelTouches.js';
 
-const scriptFiles = {
-  buckets: 'buckets-1.lua',
-  zset: 'zset-1.lua',
-  'zset-sharded': 'zset-sharded-1.lua',
-} as const;
-
-/** A strategy's reads alone, where it has such a script: a smaller script costs Redis less per call. */
-const readScriptFiles: Partial<Record<Strategy, string>> = { buckets: 'buckets-read-1.lua' };
-
-/** A strategy's scripts: the full one, and its reads alone (the full one again where it has no such script). */
-export function strategyScripts(strategy: Strategy): { script: LuaScript; readScript: LuaScript } {
-  const script = loadScript(scriptFiles[strategy]);
-  const readFile = readScriptFiles[strategy];
-  return { script, readScript: readFile ? loadScript(readFile) : script };
-}
-
-/** A reads-only script's answer when the channel has timeouts due, which only the full script writes. */
+/** A read's answer when its channel has timeouts due, which only the strategy's `sweep` script writes. */
 const SWEEP = 'sweep';
+/** Sweeps one read waits for before it gives up: each writes up to 2,000 due timeouts (outcome.lua). */
+const MAX_SWEEPS = 64;
 
 /** A record call's reply: one digit per outcome (read by char code: a batch's reply is thousands of them). */
 function codesOf(reply: RedisReply | undefined): RecordCode[] {
@@ -58,8 +47,7 @@ function windowsOf(reply: number[], first: number, count: number): WindowCounts[
 
 export class RedisStatsStore implements StatsStore {
   readonly kind: 'redis' | 'redis-cluster';
-  private readonly script: LuaScript;
-  private readonly readScript: LuaScript;
+  private readonly strategy: RedisStrategy;
   private readonly epochScript = loadScript('storeEpoch-1.lua');
   /** The health snapshot's reads, carried from one second to the next (windowsCarry.ts). */
   private readonly carry = new WindowsCarry();
@@ -78,7 +66,7 @@ export class RedisStatsStore implements StatsStore {
     private readonly channelsPerCall = 50,
   ) {
     this.kind = redis.isCluster ? 'redis-cluster' : 'redis';
-    ({ script: this.script, readScript: this.readScript } = strategyScripts(settings.strategy));
+    this.strategy = redisStrategy(settings.strategy);
     this.touches = new ChannelTouches(touchIntervalMs(settings.horizonMs));
     redis.onReady(() => this.touches.forgetAll());
     if (redis.kind === 'sentinel') {
@@ -88,19 +76,22 @@ export class RedisStatsStore implements StatsStore {
     }
   }
 
-  private call(channel: string, op: string, now: number, args: RedisArg[], timeoutMs?: number): Promise<RedisReply> {
-    const s = this.settings;
-    return this.redis.runScript(this.script, [channelPrefix(s.namespace, channel)], [...channelScriptArgs(op, now, s), ...args], timeoutMs);
+  /**
+   * A read: its script answers SWEEP while its first channel has timeouts due (reads never write), and the
+   * strategy's `sweep` writes them before the read goes again.
+   */
+  private async read(script: LuaScript, firstPrefix: string, now: number, args: RedisArg[]): Promise<RedisReply> {
+    const settings = channelScriptArgs(now, this.settings);
+    for (let sweeps = 0; ; sweeps++) {
+      const reply = await this.redis.runScript(script, [firstPrefix], [...settings, ...args]);
+      if (reply !== SWEEP) return reply;
+      if (sweeps === MAX_SWEEPS) throw new StoreUnavailableError(`${firstPrefix} still has timeouts due after ${MAX_SWEEPS} sweeps`);
+      await this.redis.runScript(this.strategy.scripts.sweep, [firstPrefix], settings);
+    }
   }
 
-  /** A read op: through the reads-only script, or the full one when the first channel has timeouts due. */
-  private async read(firstPrefix: string, args: RedisArg[]): Promise<RedisReply> {
-    const reply = await this.redis.runScript(this.readScript, [firstPrefix], args);
-    return reply === SWEEP && this.readScript !== this.script ? this.redis.runScript(this.script, [firstPrefix], args) : reply;
-  }
-
-  private readChannel(channel: string, op: string, now: number, args: RedisArg[]): Promise<RedisReply> {
-    return this.read(channelPrefix(this.settings.namespace, channel), [...channelScriptArgs(op, now, this.settings), ...args]);
+  private readChannel(channel: string, script: LuaScript, now: number, args: RedisArg[]): Promise<RedisReply> {
+    return this.read(script, channelPrefix(this.settings.namespace, channel), now, args);
   }
 
   async recordBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
@@ -112,9 +103,9 @@ export class RedisStatsStore implements StatsStore {
   async recordBatches(batches: ChannelBatch[], now: number, timeoutMs: number): Promise<RecordCode[][]> {
     const s = this.settings;
     const results = new Array<RecordCode[] | undefined>(batches.length);
-    // Only `buckets` has record-many (its includes switch channels within a call; the sorted-set
-    // strategies keep per-channel state of the call's first key).
-    const calls = s.strategy === 'buckets'
+    // Only a strategy with recordMany takes several channels a call (the sorted-set strategy keeps state of
+    // the call's first key).
+    const calls = this.strategy.recordMany
       ? nodeCalls(batches.map((b) => b.outcomes.length), (i) => this.nodeOf(batches[i]!.channel), recordManyLimits)
       : batches.map((_, i) => [i]);
     // Issued together: the client pipelines the calls of each node. A node that fails fails its own calls only.
@@ -126,7 +117,7 @@ export class RedisStatsStore implements StatsStore {
   }
 
   /**
-   * One `record-many` call for the channels of `indexes`, which the client's slot map puts on one node.
+   * One `recordMany` call for the channels of `indexes`, which the client's slot map puts on one node.
    * When the node no longer serves one of their slots (a resharding), the call fails before it writes
    * anything, and they go again, a call per slot, which the client redirects.
    */
@@ -142,11 +133,11 @@ export class RedisStatsStore implements StatsStore {
     const prefixesBySlot = slots.map((slot) => slot.map((i) => channelPrefix(s.namespace, batches[i]!.channel)));
     const prefixes = prefixesBySlot.flat();
     const w = new PackWriter(ordered.reduce((sum, i) => sum + batches[i]!.outcomes.length, 0) * 64);
-    ordered.forEach((i, c) => packRecordPart(w, prefixes[c]!, batches[i]!.outcomes, now, s, this.splitHints.of(batches[i]!.channel)));
+    ordered.forEach((i, c) => packRecordPart(w, prefixes[c]!, batches[i]!.outcomes, now, s, this.strategy, this.splitHints.of(batches[i]!.channel)));
     const channels = channelListArgs(prefixesBySlot);
     let reply: RedisReply[];
     try {
-      reply = (await this.redis.runScript(this.script, [prefixes[0]!], [...channelScriptArgs('record-many', now, s), ...channels, w.finish()], timeoutMs)) as RedisReply[];
+      reply = (await this.redis.runScript(this.strategy.recordMany!, [prefixes[0]!], [...channelScriptArgs(now, s), ...channels, w.finish()], timeoutMs)) as RedisReply[];
     } catch (err) {
       if (slots.length === 1 || !slotMoved(err)) throw err;
       await Promise.all(slots.map((slotIndexes) => this.recordTogether(batches, slotIndexes, results, now, timeoutMs)));
@@ -172,8 +163,10 @@ export class RedisStatsStore implements StatsStore {
 
   private async writeBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
     const w = new PackWriter(outcomes.length * 64);
-    packRecordPart(w, channelPrefix(this.settings.namespace, channel), outcomes, now, this.settings, this.splitHints.of(channel));
-    const [codes, splits] = (await this.call(channel, 'record', now, [w.finish()], timeoutMs)) as RedisReply[];
+    const prefix = channelPrefix(this.settings.namespace, channel);
+    packRecordPart(w, prefix, outcomes, now, this.settings, this.strategy, this.splitHints.of(channel));
+    const args = [...channelScriptArgs(now, this.settings), w.finish()];
+    const [codes, splits] = (await this.redis.runScript(this.strategy.scripts.record, [prefix], args, timeoutMs)) as RedisReply[];
     this.splitHints.note(channel, splits!);
     return codesOf(codes);
   }
@@ -190,13 +183,13 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async readWindows(channel: string, series: string, windowsSec: number[], now: number): Promise<WindowCounts[]> {
-    const reply = (await this.readChannel(channel, 'windows', now, [series, ...windowsSec])) as number[];
+    const reply = (await this.readChannel(channel, this.strategy.scripts.windows, now, [series, ...windowsSec])) as number[];
     return windowsOf(reply, 0, windowsSec.length);
   }
 
   async readWindowsMany(reads: ChannelSeries[], windowsSec: number[], now: number): Promise<WindowCounts[][][]> {
     const results = new Array<WindowCounts[][] | undefined>(reads.length);
-    const carry = this.settings.strategy === 'buckets' && WindowsCarry.applies(windowsSec) ? this.carry : undefined;
+    const carry = this.strategy.windowsDelta && WindowsCarry.applies(windowsSec) ? this.carry : undefined;
     const calls = nodeCalls(reads.map(() => 0), (i) => this.nodeOf(reads[i]!.channel), { channels: this.channelsPerCall, outcomes: Infinity });
     // Issued together: the client pipelines the calls of each node. A node that fails fails its own calls only.
     try {
@@ -216,11 +209,11 @@ export class RedisStatsStore implements StatsStore {
     const channels = channelListArgs(prefixesBySlot);
     const starts = ordered.map((i) => carry?.start(reads[i]!.channel, reads[i]!.series, windowsSec, toSec));
     const perChannel = ordered.flatMap((i, c) => starts[c]?.args ?? [reads[i]!.series.length, ...reads[i]!.series]);
-    const op = carry ? 'windows-delta' : 'windows-many';
+    const script = carry ? this.strategy.windowsDelta! : this.strategy.scripts.windowsMany;
     const windows = carry ? [windowsSec.length, ...windowsSec, FRESH_SECONDS, MAX_GAP_SECONDS, AHEAD_SECONDS] : [windowsSec.length, ...windowsSec];
     let reply: Array<Array<string | number> | string>;
     try {
-      reply = (await this.read(prefixesBySlot[0]![0]!, [...channelScriptArgs(op, now, s), ...channels, ...windows, ...perChannel])) as typeof reply;
+      reply = (await this.read(script, prefixesBySlot[0]![0]!, now, [...channels, ...windows, ...perChannel])) as typeof reply;
     } catch (err) {
       for (const i of ordered) carry?.forget(reads[i]!.channel);
       if (slots.length === 1 || !slotMoved(err)) throw err;
@@ -231,7 +224,7 @@ export class RedisStatsStore implements StatsStore {
       ordered.map(async (i, c) => {
         const { channel, series } = reads[i]!;
         const counts = reply[c]!;
-        // SWEEP: timeouts are due, which only the channel's own call turns into failures (ops.lua, windows-delta.lua).
+        // SWEEP: timeouts are due, which only the channel's own sweep turns into failures (op-windows-many.lua).
         if (typeof counts === 'string') {
           carry?.forget(channel);
           results[i] = await Promise.all(series.map((id) => this.readWindows(channel, id, windowsSec, now)));
@@ -245,12 +238,12 @@ export class RedisStatsStore implements StatsStore {
   }
 
   async readLastN(channel: string, series: string, n: number, now: number) {
-    const [success, failure] = (await this.readChannel(channel, 'lastn', now, [series, n])) as number[];
+    const [success, failure] = (await this.readChannel(channel, this.strategy.scripts.lastN, now, [series, n])) as number[];
     return { success, failure };
   }
 
   async readFailures(channel: string, fromMs: number, now: number, limit: number): Promise<FailedRequest[]> {
-    const reply = (await this.readChannel(channel, 'failures', now, [fromMs, limit])) as string[];
+    const reply = (await this.readChannel(channel, this.strategy.scripts.failures, now, [fromMs, limit])) as string[];
     const failures: FailedRequest[] = [];
     for (let i = 0; i < reply.length; i += 2) {
       const [requestId, code] = reply[i].split('\t');
@@ -263,7 +256,7 @@ export class RedisStatsStore implements StatsStore {
     const first = Math.ceil(fromMs / 60_000);
     const last = Math.floor(toMs / 60_000);
     if (last < first) return [];
-    const reply = (await this.readChannel(channel, 'minutes', now, [series, first, last])) as number[];
+    const reply = (await this.readChannel(channel, this.strategy.scripts.minutes, now, [series, first, last])) as number[];
     return Array.from({ length: last - first + 1 }, (_, i) => ({
       minute: (first + i) * 60_000,
       success: reply[i * 3],

@@ -2,12 +2,12 @@
 // Redis (strategy buckets): each window's counts of its settled seconds, and the fresh seconds it read last,
 // one by one. With them a read asks Redis for the seconds that left each window and the fresh seconds, a few
 // fields a channel, instead of every key its windows span; for a channel nobody wrote since, only the seconds
-// leaving the windows that hold counts there (lua/includes/windows-delta.lua says why that stays exact).
+// leaving the windows that hold counts there (lua/buckets/windowsDelta-1.lua says why that stays exact).
 import type { WindowCounts } from '../ports/stats.js';
 
 /** Seconds read again every time: writes to them may still come without changing the channel's `rev`. */
 export const FRESH_SECONDS = 15;
-/** The script carries a previous read over when it is at most this many seconds old (windows-delta.lua). */
+/** The script carries a previous read over when it is at most this many seconds old (buckets/windowsDelta-1.lua). */
 export const MAX_GAP_SECONDS = 3;
 /**
  * Seconds past its own that a read of the fresh seconds also reads (outcomes dated ahead of the reader's

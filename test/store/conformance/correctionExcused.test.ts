@@ -3,7 +3,7 @@
 // are read by routing, not through the public rate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashId } from '../../../src/stats/hash.js';
-import { resolveSettings } from '../../../src/stats/settings.js';
+import { resolveSettings, strategies } from '../../../src/stats/settings.js';
 import { excusedSeriesId } from '../../../src/stats/series.js';
 import { MemoryStatsStore } from '../../../src/store/memory/statsStore.js';
 import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../../../src/store/ports/stats.js';
@@ -24,7 +24,7 @@ afterAll(async () => {
 let sequence = 0;
 const engines: Array<{ name: string; open(): Promise<{ store: StatsStore; close(): Promise<void> }> }> = [
   { name: 'memory', open: async () => ({ store: new MemoryStatsStore(resolveSettings({})), close: async () => undefined }) },
-  ...(['buckets', 'zset', 'zset-sharded'] as Strategy[]).map((strategy) => ({
+  ...strategies.map((strategy) => ({
     name: `redis/${strategy}`,
     open: async () => {
       const connection = await RedisConnection.connect({ url: redis!.url, commandTimeoutMs: 5_000 });

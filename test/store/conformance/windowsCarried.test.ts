@@ -77,7 +77,7 @@ describe.each([
             const p = open.splice(ending, 1)[0]!;
             outcomes.push({ requestId: p.requestId, status: StatusCode.Success, at: writerNow - ageMs(), code: '', series: p.series, hash: hashId(p.requestId) });
           }
-          // Channels a writer on time records together, in one call (record-many); the other alone.
+          // Channels a writer on time records together, in one call (recordMany); the other alone.
           if (outcomes.length > 0 && channel === 'c') await store.recordBatch(channel, outcomes, writerNow, 5_000);
           else if (outcomes.length > 0) together.push({ channel, outcomes });
         }

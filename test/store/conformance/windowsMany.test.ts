@@ -4,7 +4,7 @@
 // timeouts are due in a channel that is not the call's first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashId } from '../../../src/stats/hash.js';
-import { resolveSettings } from '../../../src/stats/settings.js';
+import { resolveSettings, strategies } from '../../../src/stats/settings.js';
 import { clusterSlot } from '../../../src/store/keys/clusterSlot.js';
 import { MemoryStatsStore } from '../../../src/store/memory/statsStore.js';
 import { StatusCode, type ChannelSeries, type StatsStore, type StoredOutcome } from '../../../src/store/ports/stats.js';
@@ -85,7 +85,6 @@ const onRedis = (url: () => string, strategy: Strategy) => async (namespace: str
   const connection = await RedisConnection.connect({ url: url(), commandTimeoutMs: 5_000, connectTimeoutMs: 10_000 });
   return { store: new RedisStatsStore(connection, settingsFor(namespace, strategy), channelsPerCall), close: () => connection.close() };
 };
-const strategies: Strategy[] = ['buckets', 'zset', 'zset-sharded'];
 const engines: EngineCase[] = [
   { name: 'memory', open: async (namespace) => ({ store: new MemoryStatsStore(settingsFor(namespace)), close: async () => undefined }) },
   ...strategies.map((s) => ({ name: `redis/${s}`, open: onRedis(() => servers.redis!.url, s) })),

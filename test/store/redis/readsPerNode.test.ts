@@ -13,7 +13,7 @@ import { startCluster, type LocalCluster } from '../../support/redisServer.js';
 import { scriptCalls } from '../../support/scriptCalls.js';
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 30);
-const windowsSec = [60, 300, 900, 3600]; // the default windows: the carried read (windows-delta)
+const windowsSec = [60, 300, 900, 3600]; // the default windows: the carried read (windowsDelta)
 const channels = Array.from({ length: 30 }, (_, i) => `read-${i}`);
 const reads: ChannelSeries[] = channels.map((channel) => ({ channel, series: [''] }));
 

@@ -1,4 +1,4 @@
-// record-many (strategy buckets): several channels' batches in one script call (on a cluster, those of
+// recordMany (strategy buckets): several channels' batches in one script call (on a cluster, those of
 // one node) answer and store what one call per channel does, and every key the calls write has a TTL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashId } from '../../../src/stats/hash.js';
@@ -66,7 +66,7 @@ async function untimedKeys(conn: RedisConnection, namespace: string): Promise<{ 
   return { keys: replies.reduce((sum, r) => sum + r[0], 0), untimed: replies.flatMap((r) => r[1]) };
 }
 
-describe('record-many on one server', () => {
+describe('recordMany on one server', () => {
   let redis: LocalRedis;
   let conn: RedisConnection;
   beforeAll(async () => {
@@ -86,7 +86,7 @@ describe('record-many on one server', () => {
   });
 });
 
-describe('record-many on a cluster', () => {
+describe('recordMany on a cluster', () => {
   let cluster: LocalCluster;
   let conn: RedisConnection;
   beforeAll(async () => {

@@ -64,6 +64,6 @@ local function flushTerminal()
       if #records > 0 then appendDetail(series, g.sec, records) end
     end
   end
-  -- Flushed once: a call over several channels flushes each before it moves to the next (record-many.lua).
+  -- Flushed once: a call over several channels flushes each before it moves to the next (buckets/recordMany-1.lua).
   gathered, gatheredList, cachedList, cachedSec, cachedGathered = {}, {}, nil, nil, nil
 end

@@ -5,25 +5,17 @@
 --   `+<at>\t<id>\t<code>\n`  a failure;   `-<at>\t<id>\t\n`  that failure, upgraded to a success.
 -- A call's first QUIET_FAILURES failures of a second go to their minute's log `flm:<minute>`, the rest to
 -- the second's own log `fl:<second>`: a key costs ≈ 100 B of its own, and at 1 event/s per channel a key per
--- second with a failure was 8 B of an event's ≈ 90 (docs/benchmarks.md); a busy second keeps a log of its
+-- second with a failure was 8 B of an event's ≈ 90 (docs/decisions/069); a busy second keeps a log of its
 -- own, so a read of the newest failures never parses a whole busy minute. A second's records may be in
 -- both logs, and a read takes both.
 -- Reading walks back from now over the seconds whose failure counters (tally.lua, the channel's
 -- series '') are not zero, so a quiet hour costs a few counter reads, not a read per second.
 -- All failures within the horizon are kept (≈ 50 B each); `failuresMax` bounds the sorted sets only.
 -- The logs are written by failures-log-writes.lua.
--- provides: readFailures, failLogKey, minuteLogKey
--- requires: prefix, int, idiv, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals,
---           FAILURES, minuteSeconds, secondFields
+-- provides: readFailures
+-- requires: idiv, now, forgetBefore, bucketKey, TERMINAL_TALLY, minuteTotals, FAILURES, minuteSeconds,
+--           secondFields, failLogKey, minuteLogKey
 local RECORD = '([+-])(%d+)\t([^\t]*)\t([^\n]*)\n'
-
-local function failLogKey(sec)
-  return prefix .. 'fl:' .. int(sec)
-end
-
-local function minuteLogKey(minute)
-  return prefix .. 'flm:' .. int(minute)
-end
 
 -- A minute log's records, by second: read once a call.
 local minuteLogs = {}

@@ -4,7 +4,7 @@
 
 -- A quiet second's records go to its minute's detail `dm:<series>:<minute>` instead, each behind one
 -- byte of its second in the minute: a key costs ≈ 100 B of its own, and at 1 event/s per channel the
--- per-second keys were a third of the memory (docs/benchmarks.md). A call's records of a second at most
+-- per-second keys were a third of the memory (docs/decisions/069). A call's records of a second at most
 -- this many bytes are quiet; a second's records may be in both keys, and reads take both.
 local QUIET_DETAIL_BYTES = 64
 

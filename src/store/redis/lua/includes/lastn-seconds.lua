@@ -9,29 +9,9 @@
 -- count-buckets-writes.lua makes the records as it counts each outcome and lastn-seconds-writes.lua appends
 -- them; last-N has nothing more to note, so this strategy has no addLastN/removeLastN/flushLastN (the
 -- sorted-set strategies' hooks).
--- provides: readLastN, detailKey, minuteDetailKey
--- requires: prefix, int, now, forgetBefore, minuteTally, TERMINAL_TALLY, SUCCESSES, FAILURES,
---           minuteSeconds, bucketKey, childOf, secondFields, idiv
-local function detailKey(series, sec)
-  return prefix .. 'd:' .. series .. ':' .. int(sec)
-end
-
--- The part of a minute's detail key after the channel prefix, the same for every channel of a call.
-local minuteDetailParts = {}
-local function minuteDetailPart(series, minute)
-  local byMinute = childOf(minuteDetailParts, series)
-  local part = byMinute[minute]
-  if not part then
-    part = 'dm:' .. series .. ':' .. int(minute)
-    byMinute[minute] = part
-  end
-  return part
-end
-
-local function minuteDetailKey(series, minute)
-  return prefix .. minuteDetailPart(series, minute)
-end
-
+-- provides: readLastN
+-- requires: now, forgetBefore, minuteTally, TERMINAL_TALLY, SUCCESSES, FAILURES, minuteSeconds, bucketKey,
+--           secondFields, idiv, detailKey, minuteDetailKey
 local function countRecord(success, failure, record)
   local ms, sign = math.floor(record / 4), record % 2 == 1 and -1 or 1
   local counts = record % 4 >= 2 and success or failure

@@ -1,9 +1,8 @@
--- Last-N in a sorted set (strategies `zset` and `zset-sharded`): one sorted set per series,
--- member = request id, score = at·2 + 1 for a success, at·2 for a failure, the newest `lastNMax` kept.
--- One ZREVRANGEBYSCORE gives the newest n and their statuses.
--- provides: addLastN, removeLastN, flushLastN, readLastN
--- requires: prefix, SUCCESS, queueZadd, removeMember, zadds, int, forgetBefore, lastNMax, keepFor,
---           retentionTtlSec, now
+-- Last-N in a sorted set (strategy `zset`): one sorted set per series, member = request id, score = at·2 + 1
+-- for a success, at·2 for a failure, the newest `lastNMax` kept. One ZREVRANGEBYSCORE gives the newest n and
+-- their statuses. This file reads them; lastn-zset-writes.lua writes them.
+-- provides: lastNKeys, lastNKey, readLastN
+-- requires: prefix, int, forgetBefore, now
 local lastNKeys = {}
 local function lastNKey(series)
   local key = lastNKeys[series]
@@ -12,25 +11,6 @@ local function lastNKey(series)
     lastNKeys[series] = key
   end
   return key
-end
-
-local function addLastN(o, status, at)
-  local score = at * 2 + (status == SUCCESS and 1 or 0)
-  for _, series in ipairs(o.series) do queueZadd(lastNKey(series), o.id, score) end
-end
-
-local function removeLastN(o)
-  for _, series in ipairs(o.series) do removeMember(lastNKey(series), o.id) end
-end
-
-local function flushLastN()
-  for _, key in pairs(lastNKeys) do
-    if zadds[key] then
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. int(forgetBefore * 2))
-      redis.call('ZREMRANGEBYRANK', key, 0, -lastNMax - 1)
-      keepFor(key, retentionTtlSec)
-    end
-  end
 end
 
 local function readLastN(series, n)

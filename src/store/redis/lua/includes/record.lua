@@ -1,6 +1,6 @@
--- The `record` op: ARGV[11] is one channel's part of a batch, a MessagePack array (statsStore.ts). Returns
--- one character per outcome (0 accepted, 1 duplicate, 2 corrected), then the channel's ledger split count.
--- recordSection reads a channel's part (of this op, and of each channel of `record-many`, record-many.lua)
+-- The `record` operation: ARGV[OP_ARGS] is one channel's part of a batch, a MessagePack array (statsStore.ts).
+-- Returns one character per outcome (0 accepted, 1 duplicate, 2 corrected), then the channel's ledger split
+-- count. recordSection reads a channel's part (of this operation, and of each channel of `recordMany`)
 -- from `batch` at position `i`: G series groups, each `count, series…`; C client counts (CLIENT_COUNTS
 -- strategies, else 0), each `group, second, successes, failures, records` (count-buckets-writes.lua); N; the
 -- ledger split count the client's shards follow (ledger.lua's writeIfNew); then 7 values per outcome
@@ -10,12 +10,12 @@
 -- (layouts.ts's ledgerShard); its series group (1-based). Returns the codes and the position after the part.
 -- A failure's ledger state gets its series appended here when they are more than the channel's own
 -- (ledger.lua), once per group and call.
--- The request id is not sent apart: it is the ledger field after its hash bytes (header.lua's
+-- The request id is not sent apart: it is the ledger field after its hash bytes (header-writes.lua's
 -- ledgerField), taken only where an outcome needs it; one more string per outcome in the batch cost
 -- Redis ≈ 2.5 % of an outcome's instructions at 2,000 events/s (npm run bench:instructions).
--- provides: recordSection
+-- provides: recordSection, record
 -- requires: addClientCounts, writeIfNew, CLIENT_COUNTS, PENDING, FAILURE, noteFailure, ACCEPTED, apply, stateAt,
---           idOfField, op, OP_ARGS, sweepTimeouts, flushWrites, ledgerSplits, seriesSuffix
+--           idOfField, OP_ARGS, sweepTimeouts, flushWrites, ledgerSplits, seriesSuffix
 local function recordSection(batch, i)
   -- Values per client count and per outcome: recordBatch in layouts.ts.
   local CLIENT_COUNT_VALUES, OUTCOME_VALUES = 5, 7
@@ -53,7 +53,7 @@ local function recordSection(batch, i)
     if written == 1 and CLIENT_COUNTS and status ~= PENDING then
       -- Most outcomes: a request never seen, ending now, and counted by the client already. What
       -- apply() would do, without building the outcome or making its calls: ≈ 0.25 µs of Redis
-      -- CPU less per outcome (docs/benchmarks.md).
+      -- CPU less per outcome (docs/decisions/070).
       if status == FAILURE then noteFailure(idOfField(field), code, stateAt(tonumber(newState))) end
       codes[n] = ACCEPTED
     else
@@ -66,7 +66,8 @@ local function recordSection(batch, i)
   return table.concat(codes), last + 1
 end
 
-if op == 'record' then
+-- The `record` operation: the channel's due timeouts first, then its part of the batch.
+local function record()
   sweepTimeouts()
   local codes = recordSection(cmsgpack.unpack(ARGV[OP_ARGS]), 1)
   flushWrites()

@@ -2,11 +2,11 @@
 -- batch of thousands of outcomes over a few seconds costs a handful of HINCRBY, not one per outcome.
 -- A call that writes counts more than LATE_SECONDS before its own `now` (a late outcome, a pending request
 -- resolved or timed out, an upgraded failure) changes the channel's `rev`: a reader that keeps what it read
--- of settled seconds (windows-delta.lua) must read whole again. Every call that writes counts changes the
+-- of settled seconds (buckets/windowsDelta-1.lua) must read whole again. Every call that writes counts changes the
 -- channel's `wr`: a reader that holds the fresh seconds it read needs no new read of them while it is unchanged.
 -- A count is never negative: a removal is taken from the series that counted the outcome (outcome.lua). Should
 -- a call ever leave one below zero all the same, it sets the channel's `ng`, and a reader then infers nothing
--- from sums being equal (windows-delta.lua).
+-- from sums being equal (buckets/windowsDelta-1.lua).
 -- provides: tallySecond, tally, flushTallies, resetTallyCursor
 -- requires: prefix, int, idiv, now, numberText, keepFrom, retention, retentionTtlSec, SUCCESSES, FAILURES, STARTED,
 --           OPEN_PENDING, PENDING_TALLY, PENDING_MARK, REV_KEY, WRITES_KEY, NEGATIVE_MARK, BLOCK_MINUTES, blockKinds,

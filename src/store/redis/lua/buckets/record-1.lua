@@ -1,0 +1,22 @@
+-- Strategy `buckets` (ledger hashes for dedup, per-second counters for windows), operation `record`: one channel's part of a
+-- batch, deduplicated and counted, after the channel's due timeouts.
+-- KEYS[1]    the channel's prefix `<namespace>:{<channel>}:` (includes/header.lua)
+-- ARGV[1–8]  now and the engine settings (includes/header.lua)
+-- ARGV[9]    the channel's part of the batch, one MessagePack array (includes/record.lua)
+-- returns    one character per outcome (0 accepted, 1 duplicate, 2 corrected), then the channel's ledger
+--            split count
+--@include header.lua
+--@include header-writes.lua
+--@include tally-keys.lua
+--@include tally-writes.lua
+--@include chunked.lua
+--@include appends.lua
+--@include ledger.lua
+--@include log-keys.lua
+--@include lastn-seconds-writes.lua
+--@include count-buckets-writes.lua
+--@include failures-log-writes.lua
+--@include outcome.lua
+--@include flush-buckets.lua
+--@include record.lua
+return record()

@@ -1,0 +1,23 @@
+-- Strategy `zset` (the sorted sets of the classic design, which are also the dedup state), operation `record`: one channel's part of a
+-- batch, deduplicated and counted, after the channel's due timeouts.
+-- KEYS[1]    the channel's prefix `<namespace>:{<channel>}:` (includes/header.lua)
+-- ARGV[1–8]  now and the engine settings (includes/header.lua)
+-- ARGV[9]    the channel's part of the batch, one MessagePack array (includes/record.lua)
+-- returns    one character per outcome (0 accepted, 1 duplicate, 2 corrected), then the channel's ledger
+--            split count
+--@include header.lua
+--@include header-writes.lua
+--@include tally-keys.lua
+--@include tally-writes.lua
+--@include chunked.lua
+--@include zadds.lua
+--@include lastn-zset.lua
+--@include lastn-zset-writes.lua
+--@include count-zset.lua
+--@include count-zset-writes.lua
+--@include failures-zset.lua
+--@include failures-zset-writes.lua
+--@include outcome.lua
+--@include flush-zset.lua
+--@include record.lua
+return record()
