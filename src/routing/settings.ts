@@ -28,7 +28,6 @@ export interface RoutingSettings {
   exploration: number;
   channels: ReadonlyMap<string, ResolvedChannelRouting>;
   scoreWindows: string[];
-  decay: number;
   priorStrength: number;
   breaker: ResolvedBreakerSettings;
   excusedCodes: ReadonlySet<string>;
@@ -95,7 +94,7 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
   const entries = Object.entries(options.channels ?? {});
   if (entries.length > maxConfiguredChannels) fail('channels', `may configure at most ${maxConfiguredChannels} channels`);
   const b = options.breaker ?? {};
-  const scoreWindows = options.scoreWindows ?? ['1m', '5m', '15m', '1h'];
+  const scoreWindows = options.scoreWindows ?? ['10s', '1m', '5m', '15m', '1h'];
   if (!Array.isArray(scoreWindows) || scoreWindows.length === 0 || scoreWindows.length > 6) fail('scoreWindows', 'must list 1 to 6 windows, shortest first');
   scoreWindows.forEach((w, i) => {
     windowOf(`scoreWindows[${i}]`, w, '1m');
@@ -113,7 +112,6 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
     exploration: numberIn('exploration', options.exploration, 0.01, 0, 0.05),
     channels: new Map(entries.map(([name, c]) => [name, channelRouting(name, c)])),
     scoreWindows: [...scoreWindows],
-    decay: numberIn('decay', options.decay, 0.3, 0, 1),
     priorStrength: numberIn('priorStrength', options.priorStrength, 20, 0, 1e6),
     breaker: {
       failureThreshold: numberIn('breaker.failureThreshold', b.failureThreshold, 0.5, 0.01, 1),

@@ -86,12 +86,11 @@ export interface RoutingOptions {
   exploration?: number;
   channels?: Record<string, ChannelRouting>;
   /**
-   * Windows a score blends, shortest first: outcomes in the first count fully, those only in the k-th count
-   * `decay`^k — a stepwise exponential forgetting. Default ['1m', '5m', '15m', '1h'].
+   * Windows a score reads, shortest first. Each slice (what a window holds beyond the shorter one) counts by its
+   * age under the half-life the series' own data chose, and older slices are dropped past a detected shift.
+   * Default ['10s', '1m', '5m', '15m', '1h'].
    */
   scoreWindows?: string[];
-  /** Default 0.3. */
-  decay?: number;
   /** Pseudo-samples of the coarser series' rate a finer series starts from. Default 20. */
   priorStrength?: number;
   breaker?: BreakerOptions;
