@@ -2,8 +2,12 @@
 // `createPulse({ routing })` (docs/routing.md).
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
-/** Why a decision chose its channel: the best score, exploration, a half-open probe, every candidate open, the static arm. */
-export type DecisionReason = 'best' | 'explored' | 'probe' | 'fail-open' | 'static';
+/**
+ * Why a decision chose its channel: the best score, exploration, a half-open probe, every candidate open, the
+ * static arm, no candidate with any outcome yet (`cold-start`), or the best-scoring candidate passed over because
+ * its breaker is open (`breaker-open:<that channel>`) or forced open by an operator (`override:<that channel>`).
+ */
+export type DecisionReason = 'best' | 'explored' | 'probe' | 'fail-open' | 'static' | 'cold-start' | `breaker-open:${string}` | `override:${string}`;
 export type BreakerMode = 'auto' | 'force-open' | 'force-closed';
 export const breakerModes: readonly BreakerMode[] = ['auto', 'force-open', 'force-closed'];
 
@@ -46,7 +50,7 @@ export interface RouteDecision {
   probe: boolean;
   /** Experiment arm of the decision: 'router', or 'static' when routed by the static weights. */
   arm: 'router' | 'static';
-  /** Why `channel` was chosen: `best`, `explored`, `probe`, `fail-open`, or `static` (the experiment's arm). */
+  /** Why `channel` was chosen (see DecisionReason). */
   reason: DecisionReason;
 }
 
