@@ -72,9 +72,9 @@ export interface BreakerOptions {
   minSamples?: number;
   /** Window the failure rate is taken over. Default '30s'. */
   window?: string;
-  /** How long it stays open before admitting probes. Default 30 s. */
+  /** How long it stays open before admitting probes. Default 10 s. */
   openMs?: number;
-  /** Each reopening in a row doubles the open wait, up to this. Default 5 minutes (at least openMs). */
+  /** Each reopening in a row doubles the open wait, up to this. Default 40 s (at least openMs). */
   openMaxMs?: number;
   /** Probe payments in flight fleet-wide while half-open; also the probes that decide. Default 5. */
   probes?: number;

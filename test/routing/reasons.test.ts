@@ -30,7 +30,7 @@ describe('decision reasons', () => {
     await s.routing.refresh();
     expect(s.routing.stateOf('a')).toBe('open');
     // a recovers (its outcomes come from elsewhere) while its breaker still waits: it scores best, stays out.
-    s.clock.advance(20_000);
+    s.clock.advance(5_000);
     await s.record(outcomes('a', 200, 0, s.clock.now()));
     await s.routing.refresh();
     const d = await s.routing.route({ candidates: ['a', 'b'] });
