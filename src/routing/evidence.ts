@@ -94,6 +94,7 @@ function blend(ds: number[], df: number[], weights: number[], held: Break | unde
 }
 
 const none: Evidence = { success: 0, failure: 0, recentTotal: 0 };
+const recentWindowSec = 60;
 
 export class EvidenceTracker {
   private breaks = new Map<string, Break>();
@@ -102,11 +103,18 @@ export class EvidenceTracker {
 
   private readonly weights: number[][];
   private readonly halfLives: HalfLifeChooser;
+  /**
+   * The window "recent" means (exploration's sample count, a drained series): the first of at least a minute,
+   * so a 10 s window that sharpens the score does not also make every channel look short of samples.
+   */
+  private readonly recentIndex: number;
 
   constructor(private readonly w: EvidenceWindows) {
     this.rememberMs = parseWindow(w.score.at(-1)!) * 1000;
     this.weights = sliceWeights(sliceAgesSec(w.score.map(parseWindow)));
     this.halfLives = new HalfLifeChooser(this.weights);
+    const recent = w.score.findIndex((label) => parseWindow(label) >= recentWindowSec);
+    this.recentIndex = recent < 0 ? w.score.length - 1 : recent;
   }
 
   /** The evidence of a snapshot; breaks of series absent from it are dropped, so memory follows the snapshot. */
@@ -162,7 +170,7 @@ export class EvidenceTracker {
     // The channel's own failures: every window's count less its excused ones.
     const failure = of(own, 'failure').map((v, i) => Math.max(0, v - xFailure[i]!));
     const success = of(own, 'success');
-    const recentTotal = success[0]! + failure[0]!;
+    const recentTotal = success[this.recentIndex]! + failure[this.recentIndex]!;
     const previous = this.breaks.get(key);
     const held = previous && now - previous.at < this.rememberMs ? previous : undefined;
     const { ds, df } = slices(success, failure);
