@@ -32,8 +32,8 @@ export function roundRobin(): Policy {
   return { name: 'round-robin', choose: (p) => p.candidates[next++ % p.candidates.length]!, observe() {} };
 }
 
-export function staticWeights(random: () => number): Policy {
-  const weight = new Map(simChannels.map((c) => [c.name, c.weight]));
+export function staticWeights(random: () => number, channels: ReadonlyArray<{ name: string; weight: number }> = simChannels): Policy {
+  const weight = new Map(channels.map((c) => [c.name, c.weight]));
   return {
     name: 'static weights',
     choose(p) {
@@ -140,7 +140,7 @@ export function decisionEngine(random: () => number, coolOffMs = 9_000_000): Pol
 }
 
 /** Always the channel with the highest true success rate at the moment of the payment. */
-export function oracle(world: World, random: () => number): Policy {
+export function oracle(world: Pick<World, 'trueRate'>, random: () => number): Policy {
   return {
     name: 'oracle',
     choose: (p) => argmax(p.candidates, (c) => world.trueRate(c, p.method, p.at), random),

@@ -11,7 +11,7 @@ import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js'
 import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';
 import type { Outcome } from '../../src/types.js';
 import type { Payment, Policy, SimOutcome } from './baselines.js';
-import { simChannels } from './world.js';
+import { simChannels, type SimChannel } from './world.js';
 
 export interface PayPulsePolicy extends Policy {
   close(): Promise<void>;
@@ -20,7 +20,13 @@ export interface PayPulsePolicy extends Policy {
   lastDecision?: RouteDecision;
 }
 
-export function paypulsePolicy(name: string, startMs: number, random: () => number, options: RoutingOptions & { withAmount?: boolean } = {}): PayPulsePolicy {
+export function paypulsePolicy(
+  name: string,
+  startMs: number,
+  random: () => number,
+  options: RoutingOptions & { withAmount?: boolean } = {},
+  channels: readonly SimChannel[] = simChannels,
+): PayPulsePolicy {
   const clock = new ManualClock(startMs);
   const stats = resolveSettings({ dimensions: [['method']], windows: ['1m', '5m', '15m', '1h'] });
   const store = new MemoryStatsStore(stats);
@@ -29,7 +35,7 @@ export function paypulsePolicy(name: string, startMs: number, random: () => numb
     {
       ...options,
       random,
-      channels: Object.fromEntries(simChannels.map((c) => [c.name, { weight: c.weight, fixedFee: c.fixedFee, percentFee: c.percentFee }])),
+      channels: Object.fromEntries(channels.map((c) => [c.name, { weight: c.weight, fixedFee: c.fixedFee, percentFee: c.percentFee }])),
     },
     stats,
   );

@@ -1,4 +1,4 @@
-// `npm run bench:routing`: the routing simulator (24 simulated hours per seed, every policy on the same
+// `npm run bench:routing:day`: the routing simulator (24 simulated hours per seed, every policy on the same
 // traffic) and the decision latency of the real router. Prints Markdown tables and writes
 // bench/routing/results/latest.json. Never part of `npm test`.
 // BENCH_ROUTING_SEEDS=1,2,3 and BENCH_ROUTING_HOURS=24 change the run; BENCH_ROUTING_POLICIES filters rows.

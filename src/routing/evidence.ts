@@ -8,7 +8,7 @@ import type { HealthSnapshot, SeriesHealth } from '../stats/healthSnapshot.js';
 import type { Rate } from '../types.js';
 import type { WindowEvidence } from './breakerMachine.js';
 import type { Evidence } from './scoring.js';
-import { wilson } from '../stats/wilson.js';
+import { HalfLifeChooser, shiftStatistic, shiftThreshold, sliceAgesSec, sliceWeights } from './discount.js';
 import { parseWindow } from '../stats/windows.js';
 
 import { excusedSeriesId, isExcusedSeries } from '../stats/series.js';
@@ -34,8 +34,6 @@ export interface EvidenceWindows {
   /** Shortest first. */
   score: string[];
   breaker: string;
-  /** Weight of the k-th window's outcomes beyond the (k-1)-th: decay^k. */
-  decay: number;
 }
 
 /** The evidence a series held when its older windows last disagreed with its newer ones. */
@@ -56,48 +54,67 @@ function counts(r: Rate | undefined): { success: number; failure: number } {
   return r ? { success: r.success, failure: r.failure } : { success: 0, failure: 0 };
 }
 
-function disagrees(s: number, f: number, ds: number, df: number): boolean {
-  const { low, high } = wilson(s, s + f);
-  const rate = ds / (ds + df);
-  return rate < low! || rate > high!;
-}
-
-/**
- * Σ decay^k × (what window k holds beyond window k-1), newest first — but an older slice joins only while its
- * rate lies inside the 95 % interval of what the newer ones hold. Without that stop, an hour of successes
- * outweighs the few failures a channel gets in the minute it goes down (the router stops sending, so there
- * are only few). When the newer windows hold nothing — the router stopped sending, so they drained — the
- * evidence at the last break is what the older slices must agree with; disagreeing, that evidence stands.
- */
-function blend(success: number[], failure: number[], decay: number, held: Break | undefined): Blended {
-  let s = 0;
-  let f = 0;
-  let weight = 1;
+/** Per-slice counts, newest first: what window k holds beyond window k-1. */
+function slices(success: number[], failure: number[]): { ds: number[]; df: number[] } {
+  const ds: number[] = [];
+  const df: number[] = [];
   let prevS = 0;
   let prevF = 0;
   for (let k = 0; k < success.length; k++) {
-    const ds = Math.max(0, success[k]! - prevS);
-    const df = Math.max(0, failure[k]! - prevF);
+    ds.push(Math.max(0, success[k]! - prevS));
+    df.push(Math.max(0, failure[k]! - prevF));
     prevS = Math.max(prevS, success[k]!);
     prevF = Math.max(prevF, failure[k]!);
-    if (ds + df > 0 && s + f > 0 && disagrees(s, f, ds, df)) return { s, f, broke: true };
-    if (k > 0 && ds + df > 0 && s + f === 0 && held && disagrees(held.s, held.f, ds, df)) return { s: held.s, f: held.f, broke: false };
-    s += weight * ds;
-    f += weight * df;
-    weight *= decay;
+  }
+  return { ds, df };
+}
+
+/**
+ * Σ weight_k × slice k, newest first, the weights those of the half-life the series chose — but an older slice
+ * joins only while a likelihood-ratio test finds no shift between it and the newer slices. Without that stop,
+ * an hour of successes outweighs the few failures a channel gets in the minute it goes down (the router stops
+ * sending, so there are only few). When the newer slices hold nothing — the router stopped sending, so they
+ * drained — the evidence at the last break is what the older slices must agree with; disagreeing, it stands.
+ */
+function blend(ds: number[], df: number[], weights: number[], held: Break | undefined): Blended {
+  let s = 0;
+  let f = 0;
+  let rawS = 0;
+  let rawF = 0;
+  for (let k = 0; k < ds.length; k++) {
+    const n = ds[k]! + df[k]!;
+    if (n > 0 && rawS + rawF > 0 && shiftStatistic(rawS, rawF, ds[k]!, df[k]!) > shiftThreshold) return { s, f, broke: true };
+    if (k > 0 && n > 0 && rawS + rawF === 0 && held && shiftStatistic(held.s, held.f, ds[k]!, df[k]!) > shiftThreshold) return { s: held.s, f: held.f, broke: false };
+    s += weights[k]! * ds[k]!;
+    f += weights[k]! * df[k]!;
+    rawS += ds[k]!;
+    rawF += df[k]!;
   }
   return { s, f, broke: false };
 }
 
 const none: Evidence = { success: 0, failure: 0, recentTotal: 0 };
+const recentWindowSec = 60;
 
 export class EvidenceTracker {
   private breaks = new Map<string, Break>();
   /** A break is forgotten once the longest score window lies wholly after it. */
   private readonly rememberMs: number;
 
+  private readonly weights: number[][];
+  private readonly halfLives: HalfLifeChooser;
+  /**
+   * The window "recent" means (exploration's sample count, a drained series): the first of at least a minute,
+   * so a 10 s window that sharpens the score does not also make every channel look short of samples.
+   */
+  private readonly recentIndex: number;
+
   constructor(private readonly w: EvidenceWindows) {
     this.rememberMs = parseWindow(w.score.at(-1)!) * 1000;
+    this.weights = sliceWeights(sliceAgesSec(w.score.map(parseWindow)));
+    this.halfLives = new HalfLifeChooser(this.weights);
+    const recent = w.score.findIndex((label) => parseWindow(label) >= recentWindowSec);
+    this.recentIndex = recent < 0 ? w.score.length - 1 : recent;
   }
 
   /** The evidence of a snapshot; breaks of series absent from it are dropped, so memory follows the snapshot. */
@@ -136,6 +153,7 @@ export class EvidenceTracker {
       pooledTotal += own.score.success + own.score.failure;
     }
     this.breaks = next;
+    this.halfLives.settle();
     // Before any outcome, a coin: every channel equally unknown.
     const pooledMean = pooledTotal > 0 ? pooledSuccess / pooledTotal : 0.5;
     return { asOf: snapshot.asOf, channels, pooledMean };
@@ -152,10 +170,11 @@ export class EvidenceTracker {
     // The channel's own failures: every window's count less its excused ones.
     const failure = of(own, 'failure').map((v, i) => Math.max(0, v - xFailure[i]!));
     const success = of(own, 'success');
-    const recentTotal = success[0]! + failure[0]!;
+    const recentTotal = success[this.recentIndex]! + failure[this.recentIndex]!;
     const previous = this.breaks.get(key);
     const held = previous && now - previous.at < this.rememberMs ? previous : undefined;
-    const blended = blend(success, failure, w.decay, held);
+    const { ds, df } = slices(success, failure);
+    const blended = blend(ds, df, this.weights[this.halfLives.choose(key, ds, df)]!, held);
     if (blended.broke) next.set(key, { at: now, s: blended.s, f: blended.f });
     else if (held) next.set(key, held);
     const brk = counts(own.rates[w.breaker]);

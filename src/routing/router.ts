@@ -6,12 +6,14 @@ import { dimsOfSeriesId, SeriesPlan } from '../stats/series.js';
 import type { RoutingEvidence } from './evidence.js';
 import { expectedValue, posteriorMean, posteriorOf, scoreProbability, type Evidence } from './scoring.js';
 import { defaultChannelRouting, type RoutingSettings } from './settings.js';
-import type { BreakerState, RankedChannel, RouteDecision, RouteRequest } from './types.js';
-import { reasonOf } from './decisionCounts.js';
+import type { BreakerMode, BreakerState, RankedChannel, RouteDecision, RouteRequest } from './types.js';
+import { reasonOf, type ReasonContext } from './decisionCounts.js';
 
 export interface BreakerLookup {
   /** The state this process knows for a channel's breaker in `scope` ('' for the channel's own). */
   stateOf(channel: string, scope: string): BreakerState;
+  /** The breaker's mode: a forced one is an operator's override. */
+  modeOf(channel: string, scope: string): BreakerMode;
 }
 
 export interface SeriesNotes {
@@ -23,6 +25,10 @@ interface Scored extends RankedChannel {
   weight: number;
   tie: number;
   recentTotal: number;
+  /** Some series of the channel holds an outcome. */
+  evidenced: boolean;
+  /** Forced open by an operator in one of the payment's scopes. */
+  forcedOpen: boolean;
 }
 
 /** What `decide` answers: the decision, and the half-open candidate it would probe if a lease is granted. */
@@ -73,7 +79,11 @@ export class Router {
     const probability = scoreProbability(scoring, post, random);
     const cfg = this.settings.channels.get(channel) ?? defaultChannelRouting;
     let state: BreakerState = 'closed';
-    for (const scope of scopes) state = worse(state, this.breakers.stateOf(channel, scope));
+    let forcedOpen = false;
+    for (const scope of scopes) {
+      state = worse(state, this.breakers.stateOf(channel, scope));
+      forcedOpen ||= this.breakers.modeOf(channel, scope) === 'force-open';
+    }
     return {
       channel,
       score: req.amount === undefined ? probability : expectedValue(probability, req.amount, cfg.fixedFee, cfg.percentFee),
@@ -83,6 +93,8 @@ export class Router {
       weight: cfg.weight,
       tie: random(),
       recentTotal: levels.at(-1)?.recentTotal ?? 0,
+      evidenced: levels.some((l) => l !== undefined && l.success + l.failure > 0),
+      forcedOpen,
     };
   }
 
@@ -114,9 +126,16 @@ export class Router {
       stale,
       probe: false,
       arm,
-      reason: reasonOf({ arm, probe: false, failOpen, explored }),
+      reason: reasonOf({ arm, probe: false, failOpen, explored }, this.contextOf(scored)),
     };
     return halfOpen ? { decision, probe: { channel: halfOpen.channel, scopes } } : { decision };
+  }
+
+  /** The best-scoring candidate when its breaker kept it from first place, and whether any candidate has outcomes. */
+  private contextOf(ranked: Scored[]): ReasonContext {
+    const top = ranked.reduce((a, b) => (b.score > a.score ? b : a));
+    const passedOver = top !== ranked[0] && top.state === 'open' ? { channel: top.channel, forced: top.forcedOpen } : undefined;
+    return { passedOver, coldStart: !ranked.some((s) => s.evidenced) };
   }
 
   /** Weighted draw among the closed candidates (the static arm); undefined when none has weight. */

@@ -90,10 +90,10 @@ export class Routing {
       parseWindow(d.settings.breaker.window),
     );
     this.experiment = new Experiment(d.settings.experimentShare, d.coordination, experimentKey(d.namespace));
-    this.router = new Router(d.settings, d.dimensions, { stateOf: (c, s) => this.breakers.view(c, s).state }, d.series, d.minSamples);
+    this.router = new Router(d.settings, d.dimensions, { stateOf: (c, s) => this.breakers.view(c, s).state, modeOf: (c, s) => this.breakers.view(c, s).mode }, d.series, d.minSamples);
     this.breakerSets = new Set(d.settings.breaker.dims.map((set) => set.join(',')));
     this.breakerPlan = new SeriesPlan(d.settings.breaker.dims);
-    this.tracker = new EvidenceTracker({ score: d.settings.scoreWindows, breaker: d.settings.breaker.window, decay: d.settings.decay });
+    this.tracker = new EvidenceTracker({ score: d.settings.scoreWindows, breaker: d.settings.breaker.window });
   }
 
   get settings(): RoutingSettings {

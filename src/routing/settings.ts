@@ -1,5 +1,5 @@
 // Routing options checked once, with defaults: the breaker's in the spirit of resilience4j (50 % over at least
-// 100 calls), its window and wait 30 s; exploration 1 % of decisions, at most 5 % (docs/routing.md).
+// 100 calls), its window 30 s, its open wait 10 s doubling to 40 s (the battery's choice, docs/routing.md); exploration 1 % of decisions, at most 5 % (docs/routing.md).
 import { PayPulseError } from '../errors.js';
 import { parseWindow } from '../stats/windows.js';
 import { channelPattern, isDimensionName } from '../stats/validate.js';
@@ -28,7 +28,6 @@ export interface RoutingSettings {
   exploration: number;
   channels: ReadonlyMap<string, ResolvedChannelRouting>;
   scoreWindows: string[];
-  decay: number;
   priorStrength: number;
   breaker: ResolvedBreakerSettings;
   excusedCodes: ReadonlySet<string>;
@@ -95,7 +94,7 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
   const entries = Object.entries(options.channels ?? {});
   if (entries.length > maxConfiguredChannels) fail('channels', `may configure at most ${maxConfiguredChannels} channels`);
   const b = options.breaker ?? {};
-  const scoreWindows = options.scoreWindows ?? ['1m', '5m', '15m', '1h'];
+  const scoreWindows = options.scoreWindows ?? ['10s', '1m', '5m', '15m', '1h'];
   if (!Array.isArray(scoreWindows) || scoreWindows.length === 0 || scoreWindows.length > 6) fail('scoreWindows', 'must list 1 to 6 windows, shortest first');
   scoreWindows.forEach((w, i) => {
     windowOf(`scoreWindows[${i}]`, w, '1m');
@@ -105,7 +104,7 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
   if (!Array.isArray(codes) || codes.length > 100 || codes.some((c) => typeof c !== 'string' || c.length === 0 || c.length > 64)) {
     fail('excusedCodes', 'must be a list of at most 100 codes of 1–64 characters');
   }
-  const openMs = intIn('breaker.openMs', b.openMs, 30_000, 1000, 24 * 3600_000);
+  const openMs = intIn('breaker.openMs', b.openMs, 10_000, 1000, 24 * 3600_000);
   const random = options.random ?? Math.random;
   if (typeof random !== 'function') fail('random', 'must be a function');
   return {
@@ -113,14 +112,13 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
     exploration: numberIn('exploration', options.exploration, 0.01, 0, 0.05),
     channels: new Map(entries.map(([name, c]) => [name, channelRouting(name, c)])),
     scoreWindows: [...scoreWindows],
-    decay: numberIn('decay', options.decay, 0.3, 0, 1),
     priorStrength: numberIn('priorStrength', options.priorStrength, 20, 0, 1e6),
     breaker: {
       failureThreshold: numberIn('breaker.failureThreshold', b.failureThreshold, 0.5, 0.01, 1),
       minSamples: intIn('breaker.minSamples', b.minSamples, 100, 1, 1e9),
       window: windowOf('breaker.window', b.window, '30s'),
       openMs,
-      openMaxMs: intIn('breaker.openMaxMs', b.openMaxMs, Math.max(openMs, 300_000), openMs, 24 * 3600_000),
+      openMaxMs: intIn('breaker.openMaxMs', b.openMaxMs, Math.max(openMs, 40_000), openMs, 24 * 3600_000),
       probes: intIn('breaker.probes', b.probes, 5, 1, 1000),
       probeTtlMs: intIn('breaker.probeTtlMs', b.probeTtlMs, 30_000, 100, 3600_000),
       dims: dimSets('breaker.dims', b.dims),

@@ -2,8 +2,12 @@
 // `createPulse({ routing })` (docs/routing.md).
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
-/** Why a decision chose its channel: the best score, exploration, a half-open probe, every candidate open, the static arm. */
-export type DecisionReason = 'best' | 'explored' | 'probe' | 'fail-open' | 'static';
+/**
+ * Why a decision chose its channel: the best score, exploration, a half-open probe, every candidate open, the
+ * static arm, no candidate with any outcome yet (`cold-start`), or the best-scoring candidate passed over because
+ * its breaker is open (`breaker-open:<that channel>`) or forced open by an operator (`override:<that channel>`).
+ */
+export type DecisionReason = 'best' | 'explored' | 'probe' | 'fail-open' | 'static' | 'cold-start' | `breaker-open:${string}` | `override:${string}`;
 export type BreakerMode = 'auto' | 'force-open' | 'force-closed';
 export const breakerModes: readonly BreakerMode[] = ['auto', 'force-open', 'force-closed'];
 
@@ -46,7 +50,7 @@ export interface RouteDecision {
   probe: boolean;
   /** Experiment arm of the decision: 'router', or 'static' when routed by the static weights. */
   arm: 'router' | 'static';
-  /** Why `channel` was chosen: `best`, `explored`, `probe`, `fail-open`, or `static` (the experiment's arm). */
+  /** Why `channel` was chosen (see DecisionReason). */
   reason: DecisionReason;
 }
 
@@ -68,9 +72,9 @@ export interface BreakerOptions {
   minSamples?: number;
   /** Window the failure rate is taken over. Default '30s'. */
   window?: string;
-  /** How long it stays open before admitting probes. Default 30 s. */
+  /** How long it stays open before admitting probes. Default 10 s. */
   openMs?: number;
-  /** Each reopening in a row doubles the open wait, up to this. Default 5 minutes (at least openMs). */
+  /** Each reopening in a row doubles the open wait, up to this. Default 40 s (at least openMs). */
   openMaxMs?: number;
   /** Probe payments in flight fleet-wide while half-open; also the probes that decide. Default 5. */
   probes?: number;
@@ -86,12 +90,11 @@ export interface RoutingOptions {
   exploration?: number;
   channels?: Record<string, ChannelRouting>;
   /**
-   * Windows a score blends, shortest first: outcomes in the first count fully, those only in the k-th count
-   * `decay`^k — a stepwise exponential forgetting. Default ['1m', '5m', '15m', '1h'].
+   * Windows a score reads, shortest first. Each slice (what a window holds beyond the shorter one) counts by its
+   * age under the half-life the series' own data chose, and older slices are dropped past a detected shift.
+   * Default ['10s', '1m', '5m', '15m', '1h'].
    */
   scoreWindows?: string[];
-  /** Default 0.3. */
-  decay?: number;
   /** Pseudo-samples of the coarser series' rate a finer series starts from. Default 20. */
   priorStrength?: number;
   breaker?: BreakerOptions;

@@ -7,8 +7,8 @@ const windowMs = 30_000;
 const t0 = Date.UTC(2026, 0, 1);
 
 describe('breaker state machine', () => {
-  it('has the issue\'s defaults: 50 % over at least 100 calls in 30 s, open 30 s, 5 probes', () => {
-    expect(s).toMatchObject({ failureThreshold: 0.5, minSamples: 100, window: '30s', openMs: 30_000, probes: 5 });
+  it('has its defaults: 50 % over at least 100 calls in 30 s, open 10 s doubling to 40 s, 5 probes', () => {
+    expect(s).toMatchObject({ failureThreshold: 0.5, minSamples: 100, window: '30s', openMs: 10_000, openMaxMs: 40_000, probes: 5 });
   });
 
   it('opens at the threshold only with enough calls', () => {
@@ -19,14 +19,14 @@ describe('breaker state machine', () => {
 
   it('waits openMs, then goes half-open with fresh probe counts', () => {
     const open: BreakerRecord = { ...initialBreaker, state: 'open', since: t0 };
-    expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 29_999, s, windowMs)).toBeNull();
-    expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 30_000, s, windowMs)).toEqual({
-      state: 'half-open', mode: 'auto', since: t0 + 30_000, probeSuccess: 0, probeFailure: 0, reopens: 0,
+    expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 9_999, s, windowMs)).toBeNull();
+    expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 10_000, s, windowMs)).toEqual({
+      state: 'half-open', mode: 'auto', since: t0 + 10_000, probeSuccess: 0, probeFailure: 0, reopens: 0,
     });
   });
 
   it('doubles the open wait on each reopening in a row, up to openMaxMs, and forgets it on closing', () => {
-    expect(s.openMaxMs).toBe(300_000);
+    expect(s.openMaxMs).toBe(40_000);
     let rec: BreakerRecord = { ...initialBreaker, state: 'open', since: t0 };
     let at = t0;
     const waits: number[] = [];
@@ -40,12 +40,12 @@ describe('breaker state machine', () => {
       for (let i = 0; i < 3; i++) rec = creditProbe(rec, false, at + 1, s)!;
       expect(rec).toMatchObject({ state: 'open', reopens: cycle + 1 });
     }
-    expect(waits).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000]);
-    rec = nextBreaker(rec, { success: 0, failure: 0 }, rec.since + 300_000, s, windowMs)!;
+    expect(waits).toEqual([10_000, 20_000, 40_000, 40_000, 40_000, 40_000]);
+    rec = nextBreaker(rec, { success: 0, failure: 0 }, rec.since + 40_000, s, windowMs)!;
     for (let i = 0; i < 3; i++) rec = creditProbe(rec, true, at + 2, s)!;
     expect(rec).toMatchObject({ state: 'closed', reopens: 0 });
     const reopened = nextBreaker(rec, { success: 0, failure: 100 }, at + 3, s, windowMs)!;
-    expect(nextBreaker(reopened, { success: 0, failure: 0 }, at + 3 + 30_000, s, windowMs)).toMatchObject({ state: 'half-open' });
+    expect(nextBreaker(reopened, { success: 0, failure: 0 }, at + 3 + 10_000, s, windowMs)).toMatchObject({ state: 'half-open' });
   });
 
   it('refuses openMaxMs below openMs, naming the field', () => {

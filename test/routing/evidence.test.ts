@@ -76,7 +76,7 @@ describe('absorbing many channels', () => {
     // Named to come last in the snapshot, in the third slice: both are absorbed only if every slice is.
     await s.record([...many, ...outcomes('zz-good', 60, 0, now - 1_000), ...outcomes('zz-bad', 20, 40, now - 1_000)]);
     const snapshot = (await s.snapshots.refresh())!;
-    const windows = { score: ['1m', '5m'], breaker: '1m', decay: 0.5 };
+    const windows = { score: ['1m', '5m'], breaker: '1m' };
     const steps = new EvidenceTracker(windows).absorbing(snapshot, 1_000);
     let pauses = 0;
     let step = steps.next();

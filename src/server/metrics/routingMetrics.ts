@@ -17,7 +17,7 @@ export interface RoutingMetrics {
 export function registerRoutingMetrics(registry: client.Registry, routing: Routing): RoutingMetrics {
   new client.Counter({
     name: 'paypulse_route_decisions_total',
-    help: 'Routing decisions answered, by the channel chosen and why (best, explored, probe, fail-open, static).',
+    help: 'Routing decisions answered, by the channel chosen and why (best, explored, probe, fail-open, static, cold-start, breaker-open:<channel>, override:<channel>).',
     labelNames: ['channel', 'reason'],
     registers: [registry],
     collect() {

@@ -29,7 +29,7 @@ const decisionSchema = {
     stale: { type: 'boolean' },
     probe: { type: 'boolean' },
     arm: { type: 'string', enum: ['router', 'static'] },
-    reason: { type: 'string', enum: ['best', 'explored', 'probe', 'fail-open', 'static'] },
+    reason: { type: 'string', pattern: '^(best|explored|probe|fail-open|static|cold-start|breaker-open:.+|override:.+)$' },
   },
 } as const;
 
