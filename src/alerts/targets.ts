@@ -3,7 +3,8 @@
 import type { ChannelHealth, HealthSnapshot } from '../stats/healthSnapshot.js';
 import { seriesIdOf } from '../stats/series.js';
 import { coordinationKey } from '../store/keys/coordination.js';
-import { observeBurn, observeRate, observeSilent, type Observation } from './decision.js';
+import { observeBurn, observeRate, observeSilent, quiet, type Observation } from './decision.js';
+import type { RoutingLens } from './routingLens.js';
 import { alertNames, type AlertIdentity, type RuleKind } from './notification.js';
 import { ruleFor, windowSecOf, type AlertRules } from './rules.js';
 
@@ -37,7 +38,8 @@ function target(namespace: string, health: ChannelHealth, rule: RuleKind, ruleId
   };
 }
 
-export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace: string): Target[] {
+/** `lens`: what the router did, when the pulse routes (routingLens.ts): a channel it drained is not `silent`. */
+export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace: string, lens?: RoutingLens): Target[] {
   const out: Target[] = [];
   for (const health of snapshot.channels.values()) {
     const rule = ruleFor(rules, health.channel);
@@ -50,7 +52,10 @@ export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace
       }
     }
     if (rules.silent.enabled) {
-      out.push(target(namespace, health, 'silent', 'silent', undefined, observeSilent(health.rates, rule, rules, windowSecOf), rules.shortWindow ?? rules.window));
+      // Measured against the share it had over the same baseline the silent rule compares its volume with.
+      const routedAway = lens?.contextOf(health.channel, null, snapshot.asOf, windowSecOf(rules.silent.baseline) * 1000)?.drained ?? false;
+      const silent = routedAway ? quiet : observeSilent(health.rates, rule, rules, windowSecOf);
+      out.push(target(namespace, health, 'silent', 'silent', undefined, silent, rules.shortWindow ?? rules.window));
     }
     for (const pair of rules.burnRate?.pairs ?? []) {
       const ruleId = `burn:${pair.long}:${pair.short}`;
