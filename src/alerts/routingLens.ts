@@ -28,6 +28,8 @@ export interface RoutingLens {
    * `beforeSpanMs` (5 minutes unless given) that ended a minute before `sinceMs` (the alert fired) or before now.
    */
   contextOf(channel: string, sinceMs: number | null, nowMs: number, beforeSpanMs?: number): RoutingContext | undefined;
+  /** Decisions the router made for the channel in [fromMs, toMs); undefined when it does not route for it. */
+  decisionsFor(channel: string, fromMs: number, toMs: number): number | undefined;
 }
 
 /** Short: the router moves a failing channel's traffic within seconds, and the alert should know it at once. */
@@ -57,6 +59,7 @@ export function createRoutingLens(shares: TrafficShares, breakerOf: (channel: st
         drained: fell || held,
       };
     },
+    decisionsFor: (channel, fromMs, toMs) => (shares.routes(channel) ? shares.decisionsOf(channel, fromMs, toMs) : undefined),
   };
 }
 

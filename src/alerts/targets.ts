@@ -6,7 +6,7 @@ import { coordinationKey } from '../store/keys/coordination.js';
 import { observeBurn, observeRate, observeSilent, quiet, type Observation } from './decision.js';
 import type { RoutingLens } from './routingLens.js';
 import { alertNames, type AlertIdentity, type RuleKind } from './notification.js';
-import { ruleFor, windowSecOf, type AlertRules } from './rules.js';
+import { ruleFor, windowSecOf, type AlertRules, type ChannelRule } from './rules.js';
 
 export interface Target extends AlertIdentity {
   key: string;
@@ -38,6 +38,18 @@ function target(namespace: string, health: ChannelHealth, rule: RuleKind, ruleId
   };
 }
 
+/**
+ * A channel cannot complete payments the router no longer sends it: few completions are routing, not silence.
+ * Silent is payments sent and not completed, so on a routed channel it also needs the router to have sent at
+ * least `share` of `minSamples` (the least a window the rule judges expects) and completions below `share` of them.
+ */
+function routedAway(silent: Observation, channel: string, nowMs: number, rule: ChannelRule, rules: AlertRules, lens: RoutingLens | undefined): boolean {
+  if (silent.fast === 0 || !silent.basis || !lens) return false;
+  const decisions = lens.decisionsFor(channel, nowMs - windowSecOf(silent.basis.window) * 1000, nowMs + 1);
+  if (decisions === undefined) return false;
+  return decisions < rules.silent.share * rule.minSamples || silent.basis.total >= rules.silent.share * decisions;
+}
+
 /** `lens`: what the router did, when the pulse routes (routingLens.ts): a channel it drained is not `silent`. */
 export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace: string, lens?: RoutingLens): Target[] {
   const out: Target[] = [];
@@ -52,10 +64,8 @@ export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace
       }
     }
     if (rules.silent.enabled) {
-      // Measured against the share it had over the same baseline the silent rule compares its volume with.
-      const routedAway = lens?.contextOf(health.channel, null, snapshot.asOf, windowSecOf(rules.silent.baseline) * 1000)?.drained ?? false;
-      const silent = routedAway ? quiet : observeSilent(health.rates, rule, rules, windowSecOf);
-      out.push(target(namespace, health, 'silent', 'silent', undefined, silent, rules.shortWindow ?? rules.window));
+      const silent = observeSilent(health.rates, rule, rules, windowSecOf);
+      out.push(target(namespace, health, 'silent', 'silent', undefined, routedAway(silent, health.channel, snapshot.asOf, rule, rules, lens) ? quiet : silent, rules.shortWindow ?? rules.window));
     }
     for (const pair of rules.burnRate?.pairs ?? []) {
       const ruleId = `burn:${pair.long}:${pair.short}`;

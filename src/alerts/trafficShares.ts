@@ -77,6 +77,13 @@ export class TrafficShares {
     return { share: all > 0 ? mine / all : null, decisions: all };
   }
 
+  /** Decisions the router made for the channel in the buckets that start in [fromMs, toMs): a span's whole buckets. */
+  decisionsOf(channel: string, fromMs: number, toMs: number): number {
+    let n = 0;
+    for (const b of this.buckets) if (b.at >= fromMs && b.at < toMs) n += b.byChannel.get(channel) ?? 0;
+    return n;
+  }
+
   /** Whether the router has made any decision for the channel in the kept hour. */
   routes(channel: string): boolean {
     return this.seen.has(channel);
