@@ -14,11 +14,13 @@ import { z95 } from '../stats/wilson.js';
 export type RecentReader = (channel: string, query: { n: number; dims?: Record<string, string> }) => Promise<Rate>;
 
 /**
- * Outcomes that may fire or hold an alert on a drained channel, at `confidenceZ`: the failures that made the
- * router move are among them. A healthy channel at 97 % shows a `warn` breach in 30 outcomes at z 4 about
- * once in 500,000 reads.
+ * Outcomes that may fire an alert on a drained channel: the failures that made the router move are among them.
+ * They are judged at `confidenceZ` + 1 because they are picked, not sampled: the router leaves a healthy channel
+ * right after its worst run, so its newest outcomes are that run (at 30 outcomes and z 4, two acquirers at 97 %
+ * trading the lead paged 4 times in 24 simulated hours; at 60 and z 4, once; at 60 and z 5, never).
  */
-export const detectSamples = 30;
+export const detectSamples = 60;
+const pickedZ = 1;
 /**
  * Outcomes that may end it, at 95 %: the newest ten, so the failing minutes are forgotten as soon as ten new
  * outcomes arrive; a channel still at 30 % shows the 9 or 10 successes that clears once in 7,000 sets.
@@ -41,9 +43,10 @@ export async function drainedObservation(read: RecentReader, channel: string, di
   const query = (n: number) => read(channel, { n, ...(dims ? { dims } : {}) });
   if (previous.rank === 0) {
     const newest = await query(detectSamples);
-    const fast = ranked(newest, rule, detectSamples, rules.confidenceZ);
+    const z = rules.confidenceZ + pickedZ;
+    const fast = ranked(newest, rule, detectSamples, z);
     if (fast <= windows.fast) return { ...windows, drained: true };
-    return { fast, slow: windows.slow, basis: decidedOn({ ...newest, window: `last ${newest.total}` }, rules.confidenceZ)!, drained: true };
+    return { fast, slow: windows.slow, basis: decidedOn({ ...newest, window: `last ${newest.total}` }, z)!, drained: true };
   }
   const newest = await query(recoverySamples);
   const basis = decidedOn({ ...newest, window: `last ${newest.total}` }, z95)!;

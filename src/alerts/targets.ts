@@ -43,9 +43,13 @@ function target(namespace: string, health: ChannelHealth, rule: RuleKind, ruleId
  * Silent is payments sent and not completed, so on a routed channel it also needs the router to have sent at
  * least `share` of `minSamples` (the least a window the rule judges expects) and completions below `share` of them.
  */
+const decisionMarginMs = 15_000;
+
 function routedAway(silent: Observation, channel: string, nowMs: number, rule: ChannelRule, rules: AlertRules, lens: RoutingLens | undefined): boolean {
   if (silent.fast === 0 || !silent.basis || !lens) return false;
-  const decisions = lens.decisionsFor(channel, nowMs - windowSecOf(silent.basis.window) * 1000, nowMs + 1);
+  // The window's oldest seconds left out: a store window ends on its own bucket edges, so decisions made just
+  // before a leader change at its far end may have completions it no longer counts.
+  const decisions = lens.decisionsFor(channel, nowMs - windowSecOf(silent.basis.window) * 1000 + decisionMarginMs, nowMs + 1);
   if (decisions === undefined) return false;
   return decisions < rules.silent.share * rule.minSamples || silent.basis.total >= rules.silent.share * decisions;
 }
