@@ -97,6 +97,7 @@ async function main() {
   const alertsPanel = new AlertsPanel({ panel: $('alerts'), body: $('alerts-body'), empty: $('alerts-empty'), banner: $('alert-banner') });
   const refreshAlerts = () => fetchAlerts().then((r) => {
     alertsPanel.update(r.alerts);
+    table.setAlerts(r.alerts);
     return r.alerts;
   }).catch((error) => alertsPanel.unavailable(error));
   // Alerts already firing when the page opens get their marker at the time they fired.
@@ -112,7 +113,7 @@ async function main() {
   let lastAsOf = null;
   const routingPanel = new RoutingPanel({ figure: $('routing-chart'), legend: $('routing-legend'), empty: $('routing-empty') });
   const refreshRouting = () => fetchShares()
-    .then((report) => routingPanel.update(report, lastAsOf ?? Date.now()))
+    .then((report) => table.setShares(routingPanel.update(report, lastAsOf ?? Date.now())))
     .catch((error) => {
       $('routing-empty').textContent = `Routing unavailable (${error.message}).`;
       $('routing-empty').hidden = false;

@@ -30,6 +30,15 @@ export function sharePoints(buckets, channel) {
   return points;
 }
 
+/** Each channel's share over the newest two buckets (10 s): Map channel → share; empty without decisions. */
+export function sharesNow(report, channels) {
+  const last = report.buckets.slice(-2);
+  const total = last.reduce((sum, b) => sum + b.total, 0);
+  const shares = new Map();
+  if (total > 0) for (const channel of channels) shares.set(channel, last.reduce((sum, b) => sum + (b.byChannel[channel] ?? 0), 0) / total);
+  return shares;
+}
+
 export class RoutingPanel {
   /** @param {{ figure: HTMLElement, legend: HTMLElement, empty: HTMLElement }} elements */
   constructor(elements) {
@@ -51,7 +60,7 @@ export class RoutingPanel {
     const from = nowMs - HOUR_MS;
     const x = (at) => ((at - from) / HOUR_MS) * WIDTH;
     const y = (share) => HEIGHT - share * HEIGHT;
-    const root = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'routing-svg', role: 'img' });
+    const root = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, preserveAspectRatio: 'none', class: 'routing-svg', role: 'img' });
     root.setAttribute('aria-label', `Share of routed payments per channel over the last hour: ${channels.join(', ')}`);
     for (const change of report.leaderChanges.filter((c) => c.from !== null)) {
       const mark = svg('line', { x1: x(change.at), x2: x(change.at), y1: 0, y2: HEIGHT, class: 'leader-mark' });
@@ -74,11 +83,11 @@ export class RoutingPanel {
     this.elements.figure.replaceChildren(root);
     this.elements.figure.dataset.channels = String(channels.length);
     this.renderLegend(report, channels);
+    return sharesNow(report, channels);
   }
 
   renderLegend(report, channels) {
-    const last = report.buckets.slice(-2);
-    const total = last.reduce((sum, b) => sum + b.total, 0);
+    const now = sharesNow(report, channels);
     const items = channels.map((channel) => {
       const li = document.createElement('li');
       li.dataset.channel = channel;
@@ -86,7 +95,7 @@ export class RoutingPanel {
       swatch.className = 'swatch';
       swatch.style.background = this.colourOf(channel);
       const breaker = report.breakers.find((b) => b.channel === channel && b.scope === '');
-      const share = total > 0 ? last.reduce((sum, b) => sum + (b.byChannel[channel] ?? 0), 0) / total : null;
+      const share = now.get(channel) ?? null;
       const state = breaker && breaker.state !== 'closed' ? ` · breaker ${breaker.state} since ${clockTime(breaker.since)}` : '';
       li.append(swatch, document.createTextNode(`${channel}: ${percent(share)} of payments now${state}`));
       return li;

@@ -66,6 +66,10 @@ describe("the on-call's page", () => {
     await page.locator('#routing-chart[data-channels="2"]').waitFor({ timeout: 20_000 });
     await expect(page.locator('#routing-legend li[data-channel="acq-b"]').textContent()).resolves.toMatch(/acq-b: \d+(\.\d)? % of payments now/);
     expect(await page.locator('#routing-chart polyline').count()).toBe(2);
+    // Every row says since when, and its share of routed payments.
+    const row = page.getByRole('row').filter({ has: page.getByRole('button', { name: 'acq-a', exact: true }) });
+    await row.locator('.since').getByText(/^alert since \d\d:\d\d:\d\d/).waitFor();
+    await expect(row.locator('.share').textContent()).resolves.toMatch(/^routed \d+(\.\d)? %$/);
     await page.locator('#routing').scrollIntoViewIfNeeded();
     await page.screenshot({ path: fileURLToPath(new URL('../../docs/images/oncall-routing.png', import.meta.url)), fullPage: true });
     // The page's first read is answered 401 before it asks for the token: the browser logs that one.
