@@ -3,6 +3,8 @@
 // engine and the payment safety kit share one connection and one clock.
 import { join } from 'node:path';
 import { createAlerts, type Alerts } from './alerts/index.js';
+import { followRouting } from './alerts/routingLens.js';
+import type { TrafficShares } from './alerts/trafficShares.js';
 import { resolveAlertRules, windowsNeeded, type AlertRulesInput } from './alerts/rules.js';
 import type { Thresholds } from './stats/severity.js';
 import { ValidationError } from './errors.js';
@@ -67,6 +69,7 @@ export interface PulseParts {
   operatorState?: OperatorState;
   /** Share of the store's slots this process cannot reach (the connection's slot map); absent on the embedded store. */
   unreachableSlotShare?: () => number;
+  trafficShares?: TrafficShares;
 }
 
 /**
@@ -89,6 +92,8 @@ export class Pulse implements SuccessRates {
   readonly storeServer: ServerHealthSampler | undefined;
   /** Overrides, mutes and firing alerts kept durably and restored when Redis forgets them (`createPulse({ operatorState })`). */
   readonly operatorState: OperatorState | undefined;
+  /** Each channel's share of this instance's routing decisions over the last hour, and leader changes. */
+  readonly trafficShares: TrafficShares | undefined;
   private readonly knownSeries: KnownSeries | undefined;
   private readonly unreachableSlotShare: (() => number) | undefined;
   readonly snapshotIntervalMs = snapshotIntervalMs;
@@ -110,6 +115,7 @@ export class Pulse implements SuccessRates {
     this.alerts = parts.alerts;
     this.storeServer = parts.storeServer;
     this.operatorState = parts.operatorState;
+    this.trafficShares = parts.trafficShares;
     this.unreachableSlotShare = parts.unreachableSlotShare;
     this.knownSeries = parts.knownSeries;
     this.windows = engine.windows;
@@ -348,6 +354,7 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     ? new OperatorState(options.operatorState, { namespace: settings.namespace, clock, coordination: stores.coordination, readEpoch: () => engine.storeEpoch(), logger: options.logger })
     : undefined;
   const routing = startRouting(plan, { snapshots, coordination: stores.coordination, stats: settings, clock, logger: options.logger, keepOverride: operatorState?.keepOverride });
+  const followed = followRouting({ decisionsByChannel: routing.decisionsByChannel, breakerView: (c) => routing.breakers.view(c) }, (l) => snapshots.onSnapshot(l));
   const keeper = operatorState && alertRules
     ? operatorState.alertKeeper({ stateTtlMs: alertStateTtlMs(alertRules), evaluateEveryMs: alertRules.evaluateEveryMs, resolveOrphan: (last, nowMs) => alerts?.resolveOrphan(last, nowMs) })
     : undefined;
@@ -363,6 +370,8 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
         logger: options.logger,
         ...(observer.onAlertNotification ? { onResult: observer.onAlertNotification.bind(observer) } : {}),
         ...(keeper ? { keeper } : {}),
+        lens: followed.lens,
+        recent: (channel, query) => engine.lastN(channel, query),
       })
     : undefined;
   operatorState?.start();
@@ -370,7 +379,7 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
     probe.stop();
     return stores.close();
   };
-  const pulse = new Pulse(engine, kit, snapshots, settings, observer, closeStores, routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer, operatorState, unreachableSlotShare: stores.unreachableSlotShare });
+  const pulse = new Pulse(engine, kit, snapshots, settings, observer, closeStores, routing, stores.describe, { alerts, knownSeries, storeServer: stores.storeServer, operatorState, unreachableSlotShare: stores.unreachableSlotShare, trafficShares: followed.shares });
   // Configured alerts that wait for a start() call nobody knows to make would stay silent through an outage.
   if (alerts) {
     alerts.start();

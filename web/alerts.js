@@ -49,12 +49,14 @@ export class AlertsPanel {
       const focus = alert.evidence?.concentration?.[0];
       const hint = focus ? `fell most: ${Object.entries(focus.dims).map(([k, v]) => `${k}=${v}`).join(' ')} to ${percent(focus.rate)}` : '';
       const codes = (alert.evidence?.topCodes ?? []).map((c) => `${c.code} ×${c.count}`).join(', ');
+      const routed = alert.routing ? routingText(alert.routing) : '';
       tr.append(
         level,
         cell(where(alert), 'alert-where'),
         cell(what(alert)),
         cell(rate, 'alert-rate'),
         cell([hint, codes].filter(Boolean).join(' · ')),
+        cell(routed, 'alert-routing'),
         cell(`since ${clockTime(alert.since)}${alert.muted ? ` · muted until ${clockTime(alert.mutedUntil)}` : ''}`),
       );
       return tr;
@@ -81,6 +83,14 @@ export class AlertsPanel {
     const others = loud.length > 1 ? ` and ${loud.length - 1} more` : '';
     banner.textContent = `${severityLabel[worst.level]} alert: ${where(worst)} — ${what(worst)}${worst.rate ? ` at ${percent(worst.rate.rate)}` : ''}${others}`;
   }
+}
+
+/** What the router did, as the notifications say it: `routed away: share 0.8 % (was 98.6 %), breaker open since 10:06`. */
+export function routingText(r) {
+  const parts = [];
+  if (r.shareNow !== null || r.shareBefore !== null) parts.push(`share ${percent(r.shareNow)} (was ${percent(r.shareBefore)})`);
+  if (r.breaker) parts.push(`breaker ${r.breaker.state} since ${clockTime(r.breaker.since)}${r.override ? ` (${r.breaker.mode})` : ''}`);
+  return `${r.drained ? 'routed away' : 'still routed'}: ${parts.join(', ')}`;
 }
 
 /** Text of a chart marker for one transition event of the stream. */

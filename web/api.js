@@ -56,6 +56,11 @@ export function fetchAlerts() {
 }
 
 /** { breakers: [{ channel, scope, state, mode, since }] }; 404 when routing is not enabled. */
+/** { from, buckets: [{ at, total, byChannel }], leaderChanges: [{ at, from, to }], breakers } */
+export function fetchShares() {
+  return getJson('v1/routing/shares');
+}
+
 export function fetchBreakers() {
   return getJson('v1/routing/breakers');
 }

@@ -2,7 +2,8 @@
 // from history in one request, then the stream; the search box asks the server for the channels the stream's
 // worst page leaves out.
 import { AlertsPanel, markerText } from './alerts.js';
-import { fetchAlerts, fetchBreakers, fetchChannels, openStream } from './api.js';
+import { fetchAlerts, fetchBreakers, fetchChannels, fetchShares, openStream } from './api.js';
+import { RoutingPanel } from './routingPanel.js';
 import { ChannelView } from './channelView.js';
 import { RateChart } from './chart.js';
 import { StoreBanner } from './storeBanner.js';
@@ -96,6 +97,7 @@ async function main() {
   const alertsPanel = new AlertsPanel({ panel: $('alerts'), body: $('alerts-body'), empty: $('alerts-empty'), banner: $('alert-banner') });
   const refreshAlerts = () => fetchAlerts().then((r) => {
     alertsPanel.update(r.alerts);
+    table.setAlerts(r.alerts);
     return r.alerts;
   }).catch((error) => alertsPanel.unavailable(error));
   // Alerts already firing when the page opens get their marker at the time they fired.
@@ -109,6 +111,15 @@ async function main() {
 
   let lastEventAt = null;
   let lastAsOf = null;
+  const routingPanel = new RoutingPanel({ figure: $('routing-chart'), legend: $('routing-legend'), empty: $('routing-empty') });
+  const refreshRouting = () => fetchShares()
+    .then((report) => table.setShares(routingPanel.update(report, lastAsOf ?? Date.now())))
+    .catch((error) => {
+      $('routing-empty').textContent = `Routing unavailable (${error.message}).`;
+      $('routing-empty').hidden = false;
+    });
+  refreshRouting();
+  setInterval(refreshRouting, 10_000);
   // After a reconnection the chart has a hole where the stream was cut (a laptop lid, a proxy restart):
   // history fills it, asked for at the server time of the first event after it.
   let refillHistory = false;

@@ -1,6 +1,6 @@
 // The table of current rates: one row per channel, one cell per window. Rows are kept and updated in
 // place, not re-rendered, so a focused channel button (keyboard users) survives the per-second updates.
-import { count, interval, levelsOf, percent, severity, severityLabel } from './format.js';
+import { clockTime, count, interval, levelsOf, percent, severity, severityLabel } from './format.js';
 
 export class RatesTable {
   /**
@@ -13,6 +13,9 @@ export class RatesTable {
     this.rows = new Map();
     /** Breaker views by channel, kept for rows that appear after their breaker event. */
     this.breakers = new Map();
+    /** Firing alerts' start per channel, and each channel's share of routed payments now (routing panel). */
+    this.alertSince = new Map();
+    this.shares = new Map();
     this.selected = null;
     this.renderHead();
   }
@@ -79,18 +82,47 @@ export class RatesTable {
     const stateCell = document.createElement('td');
     const badge = document.createElement('span');
     badge.className = 'badge';
-    stateCell.append(badge);
+    const since = document.createElement('span');
+    since.className = 'since';
+    stateCell.append(badge, since);
 
     const breakerCell = document.createElement('td');
     const breaker = document.createElement('span');
-    breakerCell.append(breaker);
+    const share = document.createElement('span');
+    share.className = 'share';
+    breakerCell.append(breaker, share);
 
     const rateCells = this.config.windows.map(() => rateCell());
     const started = numCell();
     element.append(nameCell, stateCell, breakerCell, ...rateCells.map((c) => c.td), started);
-    const row = { element, button, badge, breaker, rateCells, started, state: 'none' };
+    const row = { element, button, badge, since, breaker, share, rateCells, started, state: 'none', stateSince: Date.now() };
     fillBreaker(row, this.breakers.get(channel));
+    this.fillShare(channel, row);
     return row;
+  }
+
+  /** Firing alerts ([{ channel, since, dims? }]): a row's state is dated by its channel's alert when one fires. */
+  setAlerts(alerts) {
+    this.alertSince = new Map();
+    for (const a of alerts) if (!a.dims && !(this.alertSince.get(a.channel) <= a.since)) this.alertSince.set(a.channel, a.since);
+    for (const [, row] of this.rows) this.fillSince(row);
+  }
+
+  /** Each channel's share of routed payments now: Map channel → share (0…1). */
+  setShares(shares) {
+    this.shares = shares;
+    for (const [channel, row] of this.rows) this.fillShare(channel, row);
+  }
+
+  fillShare(channel, row) {
+    const share = this.shares.get(channel);
+    row.share.textContent = share === undefined ? '' : `routed ${percent(share)}`;
+    row.share.title = share === undefined ? '' : `${percent(share)} of the payments the router placed in the last 10 s`;
+  }
+
+  fillSince(row) {
+    const alertSince = this.alertSince.get(row.element.dataset.channel);
+    row.since.textContent = alertSince ? `alert since ${clockTime(alertSince)}` : row.state === 'none' ? '' : `since ${clockTime(row.stateSince)}`;
   }
 
   /** A channel's breaker view ({ channel, scope, state, mode, since }); only the channel's own breaker shows. */
@@ -112,7 +144,11 @@ export class RatesTable {
       : '';
 
     const { state, trusted } = channelState(rates, windows, thresholds);
+    // Without an alert, since when this page has seen the state: the page's knowledge, said as such in the title.
+    if (state !== row.state) row.stateSince = Date.now();
     row.state = state;
+    this.fillSince(row);
+    row.since.title = 'since this page saw the state change, or since the channel\'s alert fired';
     row.element.className = `row-${state}`;
     row.badge.className = `badge sev-${state}`;
     row.badge.textContent = trusted && state !== 'ok' ? `${severityLabel[state]} · ${trusted.window}` : severityLabel[state];

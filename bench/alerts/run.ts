@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveAlertRules } from '../../src/alerts/rules.js';
 import { dropAt, type SteadyChannel } from '../../src/sim/steadyTraffic.js';
 import { runSimulation, type Variant } from './simulation.js';
+import { routedDrop, routedHealthy, type RoutedRow } from './routed.js';
 
 const hourMs = 3_600_000;
 const startMs = Date.UTC(2026, 3, 6, 0, 0, 0);
@@ -83,10 +84,15 @@ async function fleet(rows: Row[]): Promise<void> {
   rows.push({ scenario: '4 instances, 40 % drop and recovery', variant: variants[0]!.name, perTransition: { notifications: list.length, transitions: distinct }, evaluations: result.evaluations });
 }
 
-function cell(row: Row): string {
+function cell(row: Row & Partial<RoutedRow>): string {
+  if (row.namedRouting !== undefined) return `${secondsText(row.seconds ?? [])}; routing said in ${row.namedRouting} of ${row.seconds?.length}, the drain already in ${row.namedDrain}`;
+  if (row.wrong !== undefined) return `${secondsText(row.seconds ?? [])}; ${row.wrong} wrong (resolved while failing, silent, or about acq-b)`;
   if (row.perTransition) return `${row.perTransition.notifications} notifications for ${row.perTransition.transitions} transitions`;
   if (row.falseNotifications !== undefined) return `${row.falseNotifications} false`;
-  const s = row.seconds ?? [];
+  return secondsText(row.seconds ?? []);
+}
+
+function secondsText(s: Array<number | null>): string {
   if (s.some((v) => v !== null && v < 0)) return `false alarm before the drop`;
   const found = s.filter((v): v is number => v !== null).sort((a, b) => a - b);
   if (found.length === 0) return 'not detected';
@@ -102,6 +108,9 @@ async function main(): Promise<void> {
   for (const perMinute of [30, 100, 300, 3000]) await noise(perMinute, rows);
   for (const perMinute of [30, 600, 3000]) await silent(perMinute, rows);
   await fleet(rows);
+  const routed: RoutedRow[] = [...(await routedDrop(0.4, 3, seeds, startMs)), ...(await routedDrop(0.3, 10, seeds, startMs)), await routedHealthy(hours, 600, startMs)];
+  rows.push(...routed.map((r) => ({ ...r, variant: variants[0]!.name })));
+  console.error('  router in the loop done');
   const scenarios = [...new Set(rows.map((r) => r.scenario))];
   const names = variants.map((v) => v.name);
   const lines = [`| scenario | ${names.join(' | ')} |`, `| --- | ${names.map(() => '---').join(' | ')} |`];

@@ -29,12 +29,16 @@ export interface Observation {
   slow: Rank;
   /** The numbers the observation rests on (for the notification), with the z of the interval they carry. */
   basis?: Rate & { z: number };
+  /** Judged on the newest outcomes because the router keeps traffic away from the channel (drained.ts). */
+  drained?: boolean;
+  /** Fresh outcomes show the firing series healthy: it resolves now, without `consecutive` calm evaluations. */
+  settled?: boolean;
 }
 
 export const quiet: Observation = { fast: 0, slow: 0 };
 
 /** The most severe level lying above the whole interval, among those the sample is large enough for. */
-function confidentRank(rate: Rate | undefined, rule: ChannelRule, z: number): Rank {
+export function confidentRank(rate: Rate | undefined, rule: Pick<ChannelRule, 'minSamples' | 'thresholds'>, z: number): Rank {
   if (!rate || rate.total < rule.minSamples) return 0;
   const high = wilsonAt(rate.success, rate.total, z).high!;
   let rank: Rank = 0;
@@ -45,7 +49,7 @@ function confidentRank(rate: Rate | undefined, rule: ChannelRule, z: number): Ra
 }
 
 /** The rate with the interval the level was decided on, so a notification never prints another one. */
-function decidedOn(rate: Rate | undefined, z: number): (Rate & { z: number }) | undefined {
+export function decidedOn(rate: Rate | undefined, z: number): (Rate & { z: number }) | undefined {
   return rate ? { ...rate, ...wilsonAt(rate.success, rate.total, z), z } : undefined;
 }
 

@@ -14,6 +14,8 @@ import type { LongWindows } from './longWindows.js';
 import { muteKeyOf, targetsOf, type Target } from './targets.js';
 import { stepTarget, type StepContext } from './transitions.js';
 import type { AlertState } from './state.js';
+import type { RoutingLens } from './routingLens.js';
+import type { RecentReader } from './drained.js';
 
 /** A durable copy of the alert state (src/operatorState/): what survives the coordination store forgetting it. */
 export interface AlertStateKeeper {
@@ -45,6 +47,10 @@ export interface AlertEvaluatorOptions {
   /** Adds the burn-rate windows the engine does not answer (6 h …) to each snapshot. */
   longWindows?: LongWindows;
   keeper?: AlertStateKeeper;
+  /** What the router did, when the pulse routes: drained channels are held, never `silent` (routingLens.ts). */
+  lens?: RoutingLens;
+  /** The newest outcomes of a series (the pulse's `lastN`): how a drained channel's alert is judged (drained.ts). */
+  recent?: RecentReader;
 }
 
 export interface EvaluationReport {
@@ -123,7 +129,7 @@ async function readTargets(options: AlertEvaluatorOptions, given: HealthSnapshot
   const { rules, namespace, coordination } = options;
   const longLabels = longWindowsNeeded(rules);
   const snapshot = options.longWindows && longLabels.length > 0 ? await options.longWindows.extend(given, longLabels) : given;
-  const all: Target[] = targetsOf(snapshot, rules, namespace);
+  const all: Target[] = targetsOf(snapshot, rules, namespace, options.lens);
   const byChannel = new Map<string, Target[]>();
   for (const t of all) byChannel.set(t.channel, [...(byChannel.get(t.channel) ?? []), t]);
   const reads = await Promise.allSettled([...byChannel].map(([channel, ts]) => coordination.readStates([...ts.map((t) => t.key), muteKeyOf(namespace, channel)])));
@@ -180,7 +186,10 @@ export function createAlertEvaluator(given: AlertEvaluatorOptions): AlertEvaluat
   let running: Promise<EvaluationReport> | null = null;
   let unsubscribe: (() => void) | undefined;
   const status: EvaluatorStatus = { paused: false, lastEvaluatedAt: null, evaluations: 0, storeErrors: 0 };
-  const stepContext: StepContext = { rules: options.rules, coordination, stateTtlMs: alertStateTtlMs(options.rules), failures: options.failures, logger, onStoreError: () => status.storeErrors++ };
+  const stepContext: StepContext = {
+    rules: options.rules, coordination, stateTtlMs: alertStateTtlMs(options.rules), failures: options.failures, logger, onStoreError: () => status.storeErrors++,
+    ...(options.lens ? { lens: options.lens } : {}), ...(options.recent ? { recent: options.recent } : {}),
+  };
 
   async function run(given: HealthSnapshot): Promise<EvaluationReport> {
     const nowMs = given.asOf;

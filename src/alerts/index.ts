@@ -13,6 +13,8 @@ import { createNotifier, type Notifier, type NotifierOptions } from './notifier.
 import { longWindowsNeeded, type AlertRules } from './rules.js';
 import { createLongWindows, longWindowSec, type LongWindows, type MinuteReader } from './longWindows.js';
 import { ValidationError } from '../errors.js';
+import type { RoutingLens } from './routingLens.js';
+import type { RecentReader } from './drained.js';
 
 export interface AlertsOptions {
   rules: AlertRules;
@@ -29,6 +31,10 @@ export interface AlertsOptions {
   minutes?: { live: MinuteReader; history?: MinuteReader; liveRetentionMs: number; minSamples: number };
   /** A durable copy of alert states and mutes (src/operatorState/), when one is configured. */
   keeper?: AlertStateKeeper;
+  /** What the router did for each channel (routingLens.ts). */
+  lens?: RoutingLens;
+  /** The newest outcomes of a series: how a channel the router drained is judged (drained.ts). */
+  recent?: RecentReader;
 }
 
 export interface Alerts {
@@ -53,6 +59,8 @@ export interface Alerts {
   resolveOrphan(last: AlertNotification, nowMs: number): void;
   /** The history store, once it is open: transitions are written there and long windows read old minutes. */
   attachHistory(history: { alerts: AlertHistory; minutes: MinuteReader }): void;
+  /** The base of the dashboard link every notification carries: the serving instance's address once it listens. */
+  linkDashboard(url: string): void;
   /** Subscribes to the snapshot; throws when a rule needs what is missing (a history store for 6 h windows). */
   start(): void;
   stop(): Promise<void>;
@@ -97,6 +105,8 @@ export function createAlerts(given: AlertsOptions): Alerts {
     logger: options.logger,
     longWindows,
     ...(options.keeper ? { keeper: options.keeper } : {}),
+    ...(options.lens ? { lens: options.lens } : {}),
+    ...(options.recent ? { recent: options.recent } : {}),
     onTransition: recordTransition,
   });
   return {
@@ -131,6 +141,10 @@ export function createAlerts(given: AlertsOptions): Alerts {
       options.history = history.alerts;
       if (options.minutes) options.minutes.history = history.minutes;
       built = undefined;
+    },
+    linkDashboard(url) {
+      // The evaluator reads the rules object it was given at each step, so the change reaches the next notification.
+      options.rules.dashboardUrl = url;
     },
     start() {
       ensureLongWindows();

@@ -3,6 +3,7 @@
 import type { FailedRequest } from '../types.js';
 import type { Level } from './rules.js';
 import type { RateBasis, Transition } from './state.js';
+import { routingText, type RoutingContext } from './routingLens.js';
 
 export type RuleKind = 'rate' | 'silent' | 'burn';
 
@@ -56,6 +57,8 @@ export interface AlertNotification extends AlertIdentity {
   at: number;
   dashboardUrl: string;
   evidence: Evidence;
+  /** What routing did for the channel (share now and before, breaker, override), when the pulse routes. */
+  routing?: RoutingContext;
   /** Shown, not sent: the channel is muted until `mutedUntil`. */
   muted: boolean;
   mutedUntil?: number;
@@ -71,6 +74,7 @@ export interface ActiveAlert extends AlertIdentity {
   muted: boolean;
   mutedUntil?: number;
   dashboardUrl: string;
+  routing?: RoutingContext;
 }
 
 export function percent(value: number | null | undefined): string {
@@ -88,14 +92,15 @@ function dimsText(dims: Record<string, string>): string {
 }
 
 /** One line for logs and chat: what, where, how bad, and the first thing to look at. */
-export function summaryOf(n: Pick<AlertNotification, 'transition' | 'level' | 'channel' | 'dims' | 'rule' | 'rate' | 'window' | 'evidence'>): string {
+export function summaryOf(n: Pick<AlertNotification, 'transition' | 'level' | 'channel' | 'dims' | 'rule' | 'rate' | 'window' | 'evidence' | 'routing'>): string {
   const where = n.dims ? `${n.channel} ${dimsText(n.dims)}` : n.channel;
   const what = n.rule === 'silent' ? 'completes almost no payments' : n.rule === 'burn' ? 'burns its error budget' : 'success rate low';
   const rate = n.rate ? ` — ${percent(n.rate.rate)} (${intervalText(n.rate)}) of ${n.rate.total} in ${n.rate.window}` : '';
   // Ranked by how far each series fell from its own baseline, which is not the lowest rate: said as such.
   const top = n.evidence.concentration[0];
   const focus = top ? `; fell most: ${dimsText(top.dims)} to ${percent(top.rate)}` : '';
-  return `[${n.transition} ${n.level}] ${where}: ${what}${rate}${focus}`;
+  const routed = n.routing ? `; ${routingText(n.routing)}` : '';
+  return `[${n.transition} ${n.level}] ${where}: ${what}${rate}${focus}${routed}`;
 }
 
 /** One series of the concentration, for receivers that take text: `method=card 30.1 %`. */

@@ -33,6 +33,8 @@ export interface AlertState {
   basis?: RateBasis;
   /** Filled by the instance that notified the firing or escalation; see evidence.ts. */
   evidence?: unknown;
+  /** When an instance first saw the router drain the channel: from then on only its newest outcomes end the alert. */
+  drainedSince?: number;
 }
 
 export const initialState: AlertState = { rank: 0, since: null, levelSince: null, recent: [], slot: -1, lastNotifiedAt: null };
@@ -62,13 +64,15 @@ export function stepAlert(
 ): Step {
   if (at.slot <= previous.slot) return { state: previous, changed: false };
   const k = rules.consecutive;
-  const recent = [...previous.recent, [observation.fast, observation.slow] as [Rank, Rank]].slice(-k);
+  // Settled evidence stands for the calm evaluations hysteresis waits for: they would re-read the same outcomes.
+  const recent = observation.settled ? Array.from({ length: k }, () => [0, 0] as [Rank, Rank]) : [...previous.recent, [observation.fast, observation.slow] as [Rank, Rank]].slice(-k);
   const full = recent.length >= k;
   const slowConfirmed = full ? (Math.min(...recent.map(([, slow]) => slow)) as Rank) : 0;
   const target = Math.max(observation.fast, slowConfirmed) as Rank;
   const seen = Math.max(...recent.map(([fast, slow]) => Math.max(fast, slow))) as Rank;
   const basis = toBasis(observation) ?? previous.basis;
   const next: AlertState = { ...previous, recent, slot: at.slot, ...(basis ? { basis } : {}) };
+  if (observation.drained && next.drainedSince === undefined) next.drainedSince = at.nowMs;
   let transition: Transition | undefined;
 
   if (target > previous.rank) {
@@ -84,7 +88,10 @@ export function stepAlert(
     transition = seen === 0 ? 'resolved' : 'de-escalated';
     next.rank = seen;
     next.levelSince = seen === 0 ? null : at.nowMs;
-    if (seen === 0) next.since = null;
+    if (seen === 0) {
+      next.since = null;
+      delete next.drainedSince;
+    }
   } else if (previous.rank > 0 && !at.muted && (previous.lastNotifiedAt === null || at.nowMs - previous.lastNotifiedAt >= rules.repeatEveryMs)) {
     transition = 'reminder';
   }

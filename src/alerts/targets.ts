@@ -3,9 +3,10 @@
 import type { ChannelHealth, HealthSnapshot } from '../stats/healthSnapshot.js';
 import { seriesIdOf } from '../stats/series.js';
 import { coordinationKey } from '../store/keys/coordination.js';
-import { observeBurn, observeRate, observeSilent, type Observation } from './decision.js';
+import { observeBurn, observeRate, observeSilent, quiet, type Observation } from './decision.js';
+import type { RoutingLens } from './routingLens.js';
 import { alertNames, type AlertIdentity, type RuleKind } from './notification.js';
-import { ruleFor, windowSecOf, type AlertRules } from './rules.js';
+import { ruleFor, windowSecOf, type AlertRules, type ChannelRule } from './rules.js';
 
 export interface Target extends AlertIdentity {
   key: string;
@@ -37,7 +38,24 @@ function target(namespace: string, health: ChannelHealth, rule: RuleKind, ruleId
   };
 }
 
-export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace: string): Target[] {
+/**
+ * A channel cannot complete payments the router no longer sends it: few completions are routing, not silence.
+ * Silent is payments sent and not completed, so on a routed channel it also needs the router to have sent at
+ * least `share` of `minSamples` (the least a window the rule judges expects) and completions below `share` of them.
+ */
+const decisionMarginMs = 15_000;
+
+function routedAway(silent: Observation, channel: string, nowMs: number, rule: ChannelRule, rules: AlertRules, lens: RoutingLens | undefined): boolean {
+  if (silent.fast === 0 || !silent.basis || !lens) return false;
+  // The window's oldest seconds left out: a store window ends on its own bucket edges, so decisions made just
+  // before a leader change at its far end may have completions it no longer counts.
+  const decisions = lens.decisionsFor(channel, nowMs - windowSecOf(silent.basis.window) * 1000 + decisionMarginMs, nowMs + 1);
+  if (decisions === undefined) return false;
+  return decisions < rules.silent.share * rule.minSamples || silent.basis.total >= rules.silent.share * decisions;
+}
+
+/** `lens`: what the router did, when the pulse routes (routingLens.ts): a channel it drained is not `silent`. */
+export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace: string, lens?: RoutingLens): Target[] {
   const out: Target[] = [];
   for (const health of snapshot.channels.values()) {
     const rule = ruleFor(rules, health.channel);
@@ -50,7 +68,8 @@ export function targetsOf(snapshot: HealthSnapshot, rules: AlertRules, namespace
       }
     }
     if (rules.silent.enabled) {
-      out.push(target(namespace, health, 'silent', 'silent', undefined, observeSilent(health.rates, rule, rules, windowSecOf), rules.shortWindow ?? rules.window));
+      const silent = observeSilent(health.rates, rule, rules, windowSecOf);
+      out.push(target(namespace, health, 'silent', 'silent', undefined, routedAway(silent, health.channel, snapshot.asOf, rule, rules, lens) ? quiet : silent, rules.shortWindow ?? rules.window));
     }
     for (const pair of rules.burnRate?.pairs ?? []) {
       const ruleId = `burn:${pair.long}:${pair.short}`;

@@ -8,6 +8,10 @@ import { dashboardLink, emptyEvidence, type ActiveAlert, type AlertIdentity, typ
 import type { AlertRules } from './rules.js';
 import { parseState, stepAlert, type AlertState, type Step } from './state.js';
 import type { Target } from './targets.js';
+import type { RoutingContext, RoutingLens } from './routingLens.js';
+import { drainedObservation, type RecentReader } from './drained.js';
+import type { Observation } from './decision.js';
+import { ruleFor, windowSecOf } from './rules.js';
 
 export interface StepContext {
   rules: AlertRules;
@@ -17,6 +21,9 @@ export interface StepContext {
   logger?: PulseLogger;
   /** Counts a failed state write (the evaluator's status). */
   onStoreError(): void;
+  lens?: RoutingLens;
+  /** The newest outcomes of a series, read only for channels the router drained (drained.ts). */
+  recent?: RecentReader;
 }
 
 export interface TargetStep {
@@ -37,10 +44,40 @@ function mutedFields(mute: number | null, nowMs: number): { muted: boolean; mute
   return mute !== null && mute > nowMs ? { muted: true, mutedUntil: mute } : { muted: false };
 }
 
-function activeOf(rules: AlertRules, t: Target, state: AlertState, mute: number | null, nowMs: number): ActiveAlert | null {
+/** Routing as of now, its "before" measured before the alert fired, so a share the router took away shows. */
+function routingOf(ctx: StepContext, t: Target, since: number | null, nowMs: number): { routing?: RoutingContext } {
+  const routing = ctx.lens?.contextOf(t.channel, since, nowMs);
+  return routing ? { routing } : {};
+}
+
+/**
+ * A rate alert of a channel the router drains is judged on its newest outcomes. An instance that does not route
+ * for the channel goes by what the one that did stored (`drainedSince`). A store that cannot answer holds a
+ * firing alert where it is.
+ */
+async function observationOf(ctx: StepContext, t: Target, previous: AlertState, nowMs: number): Promise<Observation> {
+  if (t.rule !== 'rate' || !ctx.recent) return t.observation;
+  const routing = ctx.lens?.contextOf(t.channel, previous.since, nowMs);
+  if (!(routing ? routing.drained : previous.drainedSince !== undefined)) return t.observation;
+  try {
+    return await drainedObservation(ctx.recent, t.channel, t.dims, t.observation, previous, ruleFor(ctx.rules, t.channel), ctx.rules);
+  } catch {
+    return previous.rank > 0 ? { fast: previous.rank, slow: previous.rank, drained: true } : t.observation;
+  }
+}
+
+/** The window evidence is gathered over: the one quoted, or the short one when the newest outcomes were. */
+function evidenceWindow(rules: AlertRules, t: Target, state: AlertState): string {
+  const quoted = state.basis?.window ?? t.window;
+  return Number.isNaN(windowSecOf(quoted)) ? rules.shortWindow ?? rules.window : quoted;
+}
+
+function activeOf(ctx: StepContext, t: Target, state: AlertState, mute: number | null, nowMs: number): ActiveAlert | null {
+  const { rules } = ctx;
   const level = levelOf(state.rank);
   if (!level || state.since === null) return null;
   return {
+    ...routingOf(ctx, t, state.since, nowMs),
     ...identityOf(t),
     level,
     since: state.since,
@@ -59,7 +96,7 @@ async function announce(ctx: StepContext, t: Target, step: Step, previous: Alert
   const transition = step.transition!;
   if ((transition === 'firing' || transition === 'escalated') && t.rule !== 'silent') {
     // Evidence over the window of the rate quoted, so the summary's numbers describe one window.
-    const evidence = await gatherEvidence(ctx.failures, t.health, t.channel, state.basis?.window ?? t.window, rules.silent.enabled ? rules.silent.baseline : undefined);
+    const evidence = await gatherEvidence(ctx.failures, t.health, t.channel, evidenceWindow(rules, t, state), rules.silent.enabled ? rules.silent.baseline : undefined);
     state = { ...state, evidence };
     // The evidence rides on the state so every instance's `active()` shows it; losing this write to the
     // next evaluation's step only loses the evidence there, never the transition.
@@ -74,6 +111,7 @@ async function announce(ctx: StepContext, t: Target, step: Step, previous: Alert
     window: state.basis?.window ?? t.window,
     since: previous.since ?? state.since ?? nowMs,
     at: nowMs,
+    ...routingOf(ctx, t, previous.since ?? state.since, nowMs),
     dashboardUrl: dashboardLink(rules.dashboardUrl, t.channel),
     evidence: (state.evidence as Evidence | undefined) ?? (previous.evidence as Evidence | undefined) ?? emptyEvidence,
     ...mutedFields(mute, nowMs),
@@ -84,7 +122,8 @@ async function announce(ctx: StepContext, t: Target, step: Step, previous: Alert
 /** Steps one target from its stored state; a lost compare-and-set shows the winner's state instead. */
 export async function stepTarget(ctx: StepContext, t: Target, current: SharedState | null, mute: number | null, nowMs: number, slot: number): Promise<TargetStep> {
   const previous = parseState(current?.value);
-  const step = stepAlert(previous, t.observation, { nowMs, slot, muted: mute !== null && mute > nowMs }, ctx.rules);
+  const observation = await observationOf(ctx, t, previous, nowMs);
+  const step = stepAlert(previous, observation, { nowMs, slot, muted: mute !== null && mute > nowMs }, ctx.rules);
   let shown = previous;
   let notification: AlertNotification | undefined;
   if (step.changed) {
@@ -105,5 +144,5 @@ export async function stepTarget(ctx: StepContext, t: Target, current: SharedSta
       ctx.logger?.warn({ err: (err as Error).message, alert: t.id }, 'paypulse: alert state write failed');
     }
   }
-  return { shown: activeOf(ctx.rules, t, shown, mute, nowMs), ...(notification ? { notification, stored: shown } : {}) };
+  return { shown: activeOf(ctx, t, shown, mute, nowMs), ...(notification ? { notification, stored: shown } : {}) };
 }

@@ -18,9 +18,15 @@ export interface RunningDemo extends RunningService {
   feed: Feed;
 }
 
+/**
+ * Alerts a newcomer sees without writing a config: to the log and on the page, fired by the traffic's scripted
+ * incidents (one a channel every 5 minutes, the first a minute in). A config with its own section keeps it.
+ */
+export const demoAlerts = { evaluateEvery: '5s', log: true };
+
 export async function startDemo(config: ServiceConfig, options: DemoOptions): Promise<RunningDemo> {
   const clock = options.clock ?? systemClock;
-  const service = await startService(config, { clock });
+  const service = await startService(config.alerts ? config : { ...config, alerts: demoAlerts }, { clock });
   const sink = (outcomes: Parameters<typeof service.pulse.recordMany>[0]) => service.pulse.recordMany(outcomes);
   try {
     const now = clock.now();

@@ -27,6 +27,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOutcomeRoutes } from './routes/outcomes.js';
 import { registerRoutingRoutes } from './routes/routing.js';
+import { registerTrafficShareRoutes } from './routes/trafficShares.js';
 import { registerStreamRoute } from './routes/stream.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import type { ReloadReport } from './reload.js';
@@ -160,6 +161,7 @@ function registerApiRoutes(app: FastifyInstance, options: BuildAppOptions, conte
   });
   registerChannelsHistoryRoute(app, { history, clock });
   registerRoutingRoutes(app, pulse.routing);
+  registerTrafficShareRoutes(app, pulse.trafficShares, () => pulse.routing.breakerStates(), clock, errorResponses);
   registerStreamRoute(app, {
     hub: context.hub,
     onDrop: metrics.countStreamDrop,

@@ -172,6 +172,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const address = parts.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = urlOf(config.host, port);
+  // Links in notifications lead to this service's own dashboard unless the config names another (a proxy's).
+  if (!(config.alerts as { dashboardUrl?: unknown } | undefined)?.dashboardUrl) parts.pulse.alerts?.linkDashboard(`${url}/`);
   logger.info(
     { url, store: parts.pulse.health().store, strategy: config.strategy, history: parts.history.kind, kitAuthority: parts.kitDatabase ? 'postgres' : 'redis', auth: Boolean(config.token) },
     'paypulse serving',

@@ -107,13 +107,19 @@ function assemble(clock: ManualClock, rules: AlertRules, options: FleetOptions, 
   };
 }
 
-/** Registers the file's redis-server and returns the two fleet engines. */
-export function fleetEngines(): FleetEngine[] {
+/** Starts a redis-server of the test file's own before its tests and stops it after; returns its reader. */
+export function fileRedis(): () => LocalRedis {
   let redis: LocalRedis | undefined;
   beforeAll(async () => {
     redis = await startRedis();
   }, 30_000);
   afterAll(async () => redis?.stop());
+  return () => redis!;
+}
+
+/** Registers the file's redis-server and returns the two fleet engines. */
+export function fleetEngines(): FleetEngine[] {
+  const redis = fileRedis();
   return [
     {
       name: 'memory',
@@ -134,7 +140,7 @@ export function fleetEngines(): FleetEngine[] {
         const rules = resolveAlertRules(options.alerts);
         const namespace = `a${randomBytes(4).toString('hex')}`;
         const settings = resolveSettings({ namespace, windows: options.windows ?? ['1m', '5m', '1h'], dimensions: options.dimensions });
-        const connections = await Promise.all(Array.from({ length: options.instances }, () => RedisConnection.connect({ url: redis!.url, commandTimeoutMs: 5000 })));
+        const connections = await Promise.all(Array.from({ length: options.instances }, () => RedisConnection.connect({ url: redis().url, commandTimeoutMs: 5000 })));
         const parts = connections.map((c) => ({ stats: new RedisStatsStore(c, settings), coordination: new RedisCoordinationStore(c) }));
         return assemble(clock, rules, options, namespace, parts, async () => void (await Promise.all(connections.map((c) => c.close()))));
       },

@@ -65,6 +65,12 @@ describe('startDemo', () => {
     expect(metrics).toMatch(/paypulse_outcomes_received_total\{channel="paypal",status="success"\} \d{3}/);
   });
 
+  it('configures alerts, to the log and the page, when the config has none', async () => {
+    expect(demo.pulse.alerts?.rules).toMatchObject({ evaluateEveryMs: 5_000, log: true });
+    const answer = await (await fetch(`${demo.url}/v1/alerts`)).json();
+    expect(answer).toMatchObject({ alerts: [], paused: false });
+  });
+
   it('the ingest client posts in server-sized batches and reports rejections', async () => {
     const client = createIngestClient({ target: demo.url });
     const outcomes = Array.from({ length: 12_000 }, (_, i): Outcome => ({ channel: 'client', requestId: `c${i}`, status: 'success', at: clock.now() - 1_000 }));
