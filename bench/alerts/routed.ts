@@ -3,7 +3,7 @@
 import type { AlertNotification } from '../../src/alerts/notification.js';
 import { resolveAlertRules } from '../../src/alerts/rules.js';
 import { ManualClock } from '../../src/clock.js';
-import { createRoutedWorld } from '../../src/sim/routedWorld.js';
+import { createRoutedWorld } from './routedWorld.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
 import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';

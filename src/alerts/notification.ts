@@ -4,6 +4,7 @@ import type { FailedRequest } from '../types.js';
 import type { Level } from './rules.js';
 import type { RateBasis, Transition } from './state.js';
 import { routingText, type RoutingContext } from './routingLens.js';
+import { percent } from './percent.js';
 
 export type RuleKind = 'rate' | 'silent' | 'burn';
 
@@ -77,9 +78,7 @@ export interface ActiveAlert extends AlertIdentity {
   routing?: RoutingContext;
 }
 
-export function percent(value: number | null | undefined): string {
-  return value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(1)} %`;
-}
+export { percent } from './percent.js';
 
 /** `39.0 %–48.0 % (z 4)`: the interval with the confidence it was computed at, 95 % unless said. */
 export function intervalText(rate: RateBasis): string {

@@ -2,7 +2,7 @@
 // and any manual override. A channel the router drained completes few payments because of the router, not because
 // it went quiet or got well: an alert must neither call it `silent` nor resolve on its emptied window.
 import { TrafficShares, type DecisionCountsSource } from './trafficShares.js';
-import { percent } from './notification.js';
+import { percent } from './percent.js';
 
 export interface BreakerFacts {
   state: 'closed' | 'open' | 'half-open';

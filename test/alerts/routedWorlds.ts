@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolveAlertRules, type AlertRulesInput } from '../../src/alerts/rules.js';
 import { ManualClock } from '../../src/clock.js';
-import { createRoutedWorld, type RoutedWorld, type RoutedWorldOptions } from '../../src/sim/routedWorld.js';
+import { createRoutedWorld, type RoutedWorld, type RoutedWorldOptions } from '../../bench/alerts/routedWorld.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
 import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';

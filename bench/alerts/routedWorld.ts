@@ -2,21 +2,21 @@
 // payments arrive at a fixed volume, `route()` picks among the candidates, each outcome follows the chosen
 // channel's scripted success probability, and the alert evaluator reads the router through its lens — wired as
 // createPulse wires them. What the alert tests and `npm run bench:alerts` use to show alerts and router agree.
-import { createAlertEvaluator, type AlertEvaluator } from '../alerts/evaluator.js';
-import type { AlertNotification } from '../alerts/notification.js';
-import { windowsNeeded, type AlertRules } from '../alerts/rules.js';
-import { followRouting } from '../alerts/routingLens.js';
-import type { TrafficShares } from '../alerts/trafficShares.js';
-import type { ManualClock } from '../clock.js';
-import { planRouting, startRouting, type Routing } from '../routing/index.js';
-import type { RoutingOptions } from '../routing/types.js';
-import { SuccessRateEngine } from '../stats/engine.js';
-import { createHealthSnapshots, type HealthSnapshots } from '../stats/healthSnapshot.js';
-import type { ResolvedSettings } from '../stats/settings.js';
-import type { CoordinationStore } from '../store/ports/coordination.js';
-import type { StatsStore } from '../store/ports/stats.js';
-import type { Outcome } from '../types.js';
-import { pick, poisson, seededRandom } from './random.js';
+import { createAlertEvaluator, type AlertEvaluator } from '../../src/alerts/evaluator.js';
+import type { AlertNotification } from '../../src/alerts/notification.js';
+import { windowsNeeded, type AlertRules } from '../../src/alerts/rules.js';
+import { followRouting } from '../../src/alerts/routingLens.js';
+import type { TrafficShares } from '../../src/alerts/trafficShares.js';
+import type { ManualClock } from '../../src/clock.js';
+import { planRouting, startRouting, type Routing } from '../../src/routing/index.js';
+import type { RoutingOptions } from '../../src/routing/types.js';
+import { SuccessRateEngine } from '../../src/stats/engine.js';
+import { createHealthSnapshots, type HealthSnapshots } from '../../src/stats/healthSnapshot.js';
+import type { ResolvedSettings } from '../../src/stats/settings.js';
+import type { CoordinationStore } from '../../src/store/ports/coordination.js';
+import type { StatsStore } from '../../src/store/ports/stats.js';
+import type { Outcome } from '../../src/types.js';
+import { pick, poisson, seededRandom } from '../../src/sim/random.js';
 
 export interface RoutedWorldOptions {
   clock: ManualClock;
