@@ -48,7 +48,9 @@ export function createRoutingLens(shares: TrafficShares, breakerOf: (channel: st
       if (!shares.routes(channel) && !breaker) return undefined;
       const now = shares.share(channel, nowMs - nowSpanMs, nowMs + 1);
       const beforeEnd = Math.min(sinceMs ?? nowMs, nowMs) - beforeGapMs;
-      const before = shares.share(channel, beforeEnd - beforeSpanMs, beforeEnd);
+      // A process younger than the gap has no share that far back: it compares with the span just before now.
+      const gapped = shares.share(channel, beforeEnd - beforeSpanMs, beforeEnd);
+      const before = gapped.share !== null ? gapped : shares.share(channel, nowMs - nowSpanMs - beforeSpanMs, nowMs - nowSpanMs);
       const fell = before.share !== null && before.share >= minShareBefore && now.decisions >= minRecentDecisions && (now.share ?? 0) < before.share / 2;
       const held = breaker !== null && (breaker.state !== 'closed' || breaker.mode === 'force-open');
       return {
