@@ -88,7 +88,19 @@ function dimSets(field: string, value: unknown): string[][] {
   });
 }
 
+const optionKeys = ['scoring', 'exploration', 'channels', 'scoreWindows', 'priorStrength', 'breaker', 'excusedCodes', 'experiment', 'random'];
+const breakerKeys = ['failureThreshold', 'minSamples', 'window', 'openMs', 'openMaxMs', 'probes', 'probeTtlMs', 'dims'];
+
+/** A misspelt or retired option (`decay`) is named, not ignored: a setting that silently does nothing is a trap. */
+function refuseUnknown(field: string, value: unknown, known: string[]): void {
+  if (typeof value !== 'object' || value === null) return;
+  const unknown = Object.keys(value).find((k) => !known.includes(k));
+  if (unknown !== undefined) fail(field ? `${field}.${unknown}` : unknown, `is not a routing setting (known: ${known.join(', ')})`);
+}
+
 export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSettings {
+  refuseUnknown('', options, optionKeys);
+  refuseUnknown('breaker', options.breaker, breakerKeys);
   const scoring = options.scoring ?? 'mean';
   if (!policies.includes(scoring)) fail('scoring', `must be one of ${policies.join(', ')}, got ${JSON.stringify(scoring)}`);
   const entries = Object.entries(options.channels ?? {});
