@@ -2,7 +2,7 @@
 // at start and again after each `alert` event of the stream (one small read per transition, so the list is
 // always the server's, evidence included). Until the first read succeeds the panel says it does not know:
 // "No alert is firing" is a verdict, never a default.
-import { clockTime, interval, percent, severityLabel } from './format.js';
+import { clockTime, interval, percent, severityLabel, sinceTime } from './format.js';
 
 const TRANSITION_TEXT = { firing: 'fired', escalated: 'escalated', 'de-escalated': 'de-escalated', resolved: 'resolved', reminder: 'still firing' };
 const RANK = { warn: 1, major: 2, critical: 3 };
@@ -57,7 +57,7 @@ export class AlertsPanel {
         cell(rate, 'alert-rate'),
         cell([hint, codes].filter(Boolean).join(' · ')),
         cell(routed, 'alert-routing'),
-        cell(`since ${clockTime(alert.since)}${alert.muted ? ` · muted until ${clockTime(alert.mutedUntil)}` : ''}`),
+        cell(`since ${sinceTime(alert.since)}${alert.muted ? ` · muted until ${clockTime(alert.mutedUntil)}` : ''}`),
       );
       return tr;
     });
@@ -89,7 +89,7 @@ export class AlertsPanel {
 export function routingText(r) {
   const parts = [];
   if (r.shareNow !== null || r.shareBefore !== null) parts.push(`share ${percent(r.shareNow)} (was ${percent(r.shareBefore)})`);
-  if (r.breaker) parts.push(`breaker ${r.breaker.state} since ${clockTime(r.breaker.since)}${r.override ? ` (${r.breaker.mode})` : ''}`);
+  if (r.breaker) parts.push(`breaker ${r.breaker.state} since ${sinceTime(r.breaker.since)}${r.override ? ` (${r.breaker.mode})` : ''}`);
   return `${r.drained ? 'routed away' : 'still routed'}: ${parts.join(', ')}`;
 }
 

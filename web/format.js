@@ -55,6 +55,12 @@ export const severityLabel = {
 const pad = (n, width = 2) => String(n).padStart(width, '0');
 
 /** Local wall-clock time with milliseconds: failures of one incident often share a second. */
+/** "15:28:53": since when a state or an alert holds; the milliseconds of clockTime would be noise there. */
+export function sinceTime(ms) {
+  const d = new Date(ms);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
 export function clockTime(ms) {
   const d = new Date(ms);
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;

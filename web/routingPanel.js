@@ -2,7 +2,7 @@
 // 5-second buckets), with a mark where the most-chosen channel changed and where a breaker left `closed`, and a
 // legend saying each channel's share now and its breaker. Drawn as SVG from the server's numbers, re-read
 // every 10 s: the shares move with the router, not with each outcome.
-import { clockTime, colourSlot, percent } from './format.js';
+import { clockTime, colourSlot, percent, sinceTime } from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const WIDTH = 600;
@@ -96,7 +96,7 @@ export class RoutingPanel {
       swatch.style.background = this.colourOf(channel);
       const breaker = report.breakers.find((b) => b.channel === channel && b.scope === '');
       const share = now.get(channel) ?? null;
-      const state = breaker && breaker.state !== 'closed' ? ` · breaker ${breaker.state} since ${clockTime(breaker.since)}` : '';
+      const state = breaker && breaker.state !== 'closed' ? ` · breaker ${breaker.state} since ${sinceTime(breaker.since)}` : '';
       li.append(swatch, document.createTextNode(`${channel}: ${percent(share)} of payments now${state}`));
       return li;
     });

@@ -1,6 +1,6 @@
 // The table of current rates: one row per channel, one cell per window. Rows are kept and updated in
 // place, not re-rendered, so a focused channel button (keyboard users) survives the per-second updates.
-import { clockTime, count, interval, levelsOf, percent, severity, severityLabel } from './format.js';
+import { count, interval, levelsOf, percent, severity, severityLabel, sinceTime } from './format.js';
 
 export class RatesTable {
   /**
@@ -122,7 +122,7 @@ export class RatesTable {
 
   fillSince(row) {
     const alertSince = this.alertSince.get(row.element.dataset.channel);
-    row.since.textContent = alertSince ? `alert since ${clockTime(alertSince)}` : row.state === 'none' ? '' : `since ${clockTime(row.stateSince)}`;
+    row.since.textContent = alertSince ? `alert since ${sinceTime(alertSince)}` : row.state === 'none' ? '' : `since ${sinceTime(row.stateSince)}`;
   }
 
   /** A channel's breaker view ({ channel, scope, state, mode, since }); only the channel's own breaker shows. */
