@@ -120,10 +120,25 @@ function muteUntil(state: SharedState | null | undefined): number | null {
   }
 }
 
+type StateReads = Array<PromiseSettledResult<Array<SharedState | null>>>;
+
 /**
- * The snapshot's targets (long windows added), each with its stored state, and each channel's mute. Read a
- * channel at a time: a channel's keys share its slot, so on a Redis Cluster with one master down the channels of
- * the others are still evaluated; the unreadable ones are named, and only when none can be read does it throw.
+ * Each group's stored states: all in one call (one round trip per node), and only when that fails a group at a
+ * time — a channel's keys share its slot, so with one Redis Cluster master down the others' still read.
+ */
+async function readStateGroups(coordination: CoordinationStore, groups: string[][]): Promise<StateReads> {
+  try {
+    const all = await coordination.readStates(groups.flat());
+    let at = 0;
+    return groups.map((keys) => ({ status: 'fulfilled', value: all.slice(at, (at += keys.length)) }));
+  } catch {
+    return Promise.allSettled(groups.map((keys) => coordination.readStates(keys)));
+  }
+}
+
+/**
+ * The snapshot's targets (long windows added), each with its stored state, and each channel's mute. A channel
+ * whose state cannot be read is named unreadable and left out; only when none can be read does it throw.
  */
 async function readTargets(options: AlertEvaluatorOptions, given: HealthSnapshot) {
   const { rules, namespace, coordination } = options;
@@ -131,8 +146,12 @@ async function readTargets(options: AlertEvaluatorOptions, given: HealthSnapshot
   const snapshot = options.longWindows && longLabels.length > 0 ? await options.longWindows.extend(given, longLabels) : given;
   const all: Target[] = targetsOf(snapshot, rules, namespace, options.lens);
   const byChannel = new Map<string, Target[]>();
-  for (const t of all) byChannel.set(t.channel, [...(byChannel.get(t.channel) ?? []), t]);
-  const reads = await Promise.allSettled([...byChannel].map(([channel, ts]) => coordination.readStates([...ts.map((t) => t.key), muteKeyOf(namespace, channel)])));
+  for (const t of all) {
+    const ts = byChannel.get(t.channel);
+    if (ts) ts.push(t);
+    else byChannel.set(t.channel, [t]);
+  }
+  const reads = await readStateGroups(coordination, [...byChannel].map(([channel, ts]) => [...ts.map((t) => t.key), muteKeyOf(namespace, channel)]));
   const targets: Target[] = [];
   const stored: Array<SharedState | null> = [];
   const mutes = new Map<string, number | null>();

@@ -36,8 +36,9 @@ export function createNotifier(rules: AlertRules, options: NotifierOptions = {})
   };
   const delivery = { onResult, ...(options.backoffMs !== undefined ? { backoffMs: options.backoffMs } : {}) };
   let current = receiversOf(rules, delivery, options.logger);
-  // Receivers replaced by a reload still deliver what they hold; idle() waits for them too.
-  const retired: Receivers[] = [];
+  // Receivers replaced by a reload still deliver what they hold; idle() waits for them too, and each is
+  // forgotten once its queue is empty, so reloads do not pile them up.
+  const retired = new Set<Receivers>();
   return {
     get receivers() {
       return current.names;
@@ -54,13 +55,14 @@ export function createNotifier(rules: AlertRules, options: NotifierOptions = {})
       current.alertmanager?.firing(active, nowMs);
     },
     setRules(next: AlertRules) {
-      retired.push(current);
+      const old = current;
+      retired.add(old);
+      void idleOf(old).then(() => retired.delete(old));
       current = receiversOf(next, delivery, options.logger);
     },
     counts: () => counts,
     async idle() {
-      await Promise.all([current, ...retired].flatMap((r) => [...r.webhooks.map((w) => w.idle()), r.alertmanager?.idle()]));
-      retired.length = 0;
+      await Promise.all([current, ...retired].map(idleOf));
     },
   };
 }
@@ -70,6 +72,10 @@ interface Receivers {
   webhooks: WebhookReceiver[];
   alertmanager?: AlertmanagerReceiver;
   logger?: PulseLogger;
+}
+
+async function idleOf(r: Receivers): Promise<void> {
+  await Promise.all([...r.webhooks.map((w) => w.idle()), r.alertmanager?.idle()]);
 }
 
 function receiversOf(rules: AlertRules, delivery: Parameters<typeof createWebhookReceiver>[1], logger: PulseLogger | undefined): Receivers {
