@@ -21,7 +21,8 @@ export interface RoutingPlan {
   windows: string[];
 }
 
-export function planRouting(options: RoutingOptions, stats: Pick<ResolvedSettings, 'dimensions' | 'excusedCodes'>): RoutingPlan {
+/** The routing settings of `options` for a stats engine so configured; throws PP_ERR_CONFIG naming the field. */
+export function routingSettingsFor(options: RoutingOptions, stats: Pick<ResolvedSettings, 'dimensions' | 'excusedCodes'>): RoutingSettings {
   // Excused codes given to the pulse itself count for routing too: one list, as the stats engine keeps it.
   const settings = resolveRoutingSettings({ ...options, excusedCodes: [...new Set([...(options.excusedCodes ?? []), ...stats.excusedCodes])] });
   const known = new Set(stats.dimensions.map((set) => [...new Set(set)].sort().join(',')));
@@ -32,6 +33,11 @@ export function planRouting(options: RoutingOptions, stats: Pick<ResolvedSetting
       });
     }
   });
+  return settings;
+}
+
+export function planRouting(options: RoutingOptions, stats: Pick<ResolvedSettings, 'dimensions' | 'excusedCodes'>): RoutingPlan {
+  const settings = routingSettingsFor(options, stats);
   return { settings, series: new SeriesRegistry({ withExcused: settings.excusedCodes.size > 0 }), windows: routingWindows(settings) };
 }
 
@@ -65,6 +71,7 @@ export function startRouting(plan: RoutingPlan, deps: StartRoutingDeps): Routing
 }
 
 export { Routing, type BreakerHandle } from './routing.js';
+export type { RoutingSettings } from './settings.js';
 export type { BreakerTransition, BreakerView } from './sharedBreakers.js';
 export type { ExperimentReport } from './experiment.js';
 export * from './types.js';

@@ -13,7 +13,7 @@ import type { Outcome, PulseLogger } from '../types.js';
 import { EvidenceTracker, type RoutingEvidence } from './evidence.js';
 import { Experiment, type ExperimentReport } from './experiment.js';
 import { asProbe, Router, type Draft } from './router.js';
-import type { RoutingSettings } from './settings.js';
+import { applyRoutingSettings, type RoutingSettings } from './settings.js';
 import { SeriesRegistry } from './seriesRegistry.js';
 import { SharedBreakers, type BreakerTarget, type BreakerTransition, type BreakerView } from './sharedBreakers.js';
 import type { BreakerMode, BreakerState, RouteDecision, RouteRequest } from './types.js';
@@ -98,6 +98,14 @@ export class Routing {
 
   get settings(): RoutingSettings {
     return this.d.settings;
+  }
+
+  /**
+   * New settings from the next decision on (a config reload); returns the changed settings that wait for a
+   * restart (applyRoutingSettings).
+   */
+  reconfigure(next: RoutingSettings): string[] {
+    return applyRoutingSettings(this.d.settings, next);
   }
 
   /** Transitions this instance wrote (once fleet-wide each: history, audit); returns the unsubscribe function. */

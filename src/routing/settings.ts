@@ -145,3 +145,30 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
 export function routingWindows(settings: RoutingSettings): string[] {
   return [...new Set([...settings.scoreWindows, settings.breaker.window])];
 }
+
+/**
+ * Settings read where a decision or a breaker transition is made change while running (a config reload); the
+ * others shaped what the snapshot reads, the breakers' series or the experiment's arms when routing started.
+ */
+const restartOnly = new Set(['scoreWindows', 'excusedCodes', 'experimentShare', 'random']);
+const breakerRestartOnly = new Set(['window', 'dims']);
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a instanceof Set || a instanceof Map ? [...a] : a) === JSON.stringify(b instanceof Set || b instanceof Map ? [...b] : b);
+
+/**
+ * Takes `next`'s live settings into `live` in place (the router and the breakers read it at use) and returns the
+ * changed settings that wait for a restart, named as configured (`routing.breaker.window`).
+ */
+export function applyRoutingSettings(live: RoutingSettings, next: RoutingSettings): string[] {
+  const waiting: string[] = [];
+  for (const key of Object.keys(next) as Array<keyof RoutingSettings>) {
+    if (key === 'breaker') continue;
+    if (!restartOnly.has(key)) Object.assign(live, { [key]: next[key] });
+    else if (key !== 'random' && !same(live[key], next[key])) waiting.push(`routing.${key === 'experimentShare' ? 'experiment.share' : key}`);
+  }
+  for (const key of Object.keys(next.breaker) as Array<keyof ResolvedBreakerSettings>) {
+    if (!breakerRestartOnly.has(key)) Object.assign(live.breaker, { [key]: next.breaker[key] });
+    else if (!same(live.breaker[key], next.breaker[key])) waiting.push(`routing.breaker.${key}`);
+  }
+  return waiting;
+}

@@ -1,12 +1,14 @@
 // Config reload (SIGHUP, POST /v1/admin/reload): reads the configuration again the way the service was started
 // (file, environment, flags) and applies what can change while serving — thresholds, alert rules and their
-// receivers — between two requests, so none is dropped. A configuration that fails to load or validate is
-// refused whole, each bad field logged, and the running one stays. Settings that shape sockets, stores, keys or
-// the router (port, redisUrl, windows, dimensions, strategy, routing …) take effect on the next start; a reload
-// names them, so an operator knows a restart is still due.
+// receivers, the router's scoring, exploration, channel weights and breaker levels — between two requests, so
+// none is dropped. A configuration that fails to load or validate is refused whole, each bad field logged, and
+// the running one stays. Settings that shape sockets, stores, keys or what the snapshot reads (port, redisUrl,
+// windows, dimensions, strategy, routing.scoreWindows, routing.breaker.window …) take effect on the next start;
+// a reload names them, so an operator knows a restart is still due.
 import type { Logger } from 'pino';
 import { ValidationError } from '../errors.js';
 import type { Pulse } from '../pulse.js';
+import { routingSettingsFor, type RoutingOptions, type RoutingSettings } from '../routing/index.js';
 import { ConfigError, loadConfig, type LoadConfigOptions, type ServiceConfig } from './config.js';
 import { defaultLevels } from './configLevels.js';
 
@@ -32,7 +34,7 @@ export interface ConfigReloaderOptions {
   onResult?: (ok: boolean) => void;
 }
 
-const reloadable = new Set<string>(['thresholds', 'alerts']);
+const reloadable = new Set<string>(['thresholds', 'alerts', 'routing']);
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -43,6 +45,16 @@ function applyAlerts(pulse: Pulse, next: ServiceConfig): void {
   } catch (err) {
     if (err instanceof ValidationError) throw new ConfigError(err.issues.map((i) => `${i.field}: ${i.reason}`));
     throw err;
+  }
+}
+
+/** The routing settings of `next`, checked against the running engine's dimensions before anything applies. */
+function checkRouting(pulse: Pulse, next: ServiceConfig): RoutingSettings {
+  try {
+    return routingSettingsFor((next.routing ?? {}) as RoutingOptions, pulse.settings);
+  } catch (err) {
+    // The message names the field (`routing.breaker.dims[0] must be …`).
+    throw new ConfigError([(err as Error).message]);
   }
 }
 
@@ -60,8 +72,10 @@ export function createConfigReloader(options: ConfigReloaderOptions): ConfigRelo
     const applied = changed.filter((k) => reloadable.has(k) && !(k === 'alerts' && switched));
     // evaluateEvery numbers the fleet's evaluation slots: the running rules keep theirs (Alerts.reconfigure).
     const slotsChanged = applied.includes('alerts') && !same(config.alerts?.evaluateEvery, next.alerts?.evaluateEvery);
-    const needsRestart = [...changed.filter((k) => !applied.includes(k)), ...(slotsChanged ? ['alerts.evaluateEvery'] : [])];
-    if (applied.length > 0 && pulse.alerts && !switched) applyAlerts(pulse, next);
+    const routing = applied.includes('routing') ? checkRouting(pulse, next) : undefined;
+    if (applied.some((k) => k !== 'routing') && pulse.alerts && !switched) applyAlerts(pulse, next);
+    const routingWaits = routing ? pulse.routing.reconfigure(routing) : [];
+    const needsRestart = [...changed.filter((k) => !applied.includes(k)), ...(slotsChanged ? ['alerts.evaluateEvery'] : []), ...routingWaits];
     for (const key of applied) Object.assign(config, { [key]: next[key as keyof ServiceConfig] });
     return { applied, needsRestart };
   }

@@ -1,6 +1,7 @@
 // Config reload on a running service over a real socket: a threshold changed in the file takes effect on the
 // next evaluation (an alert fires that did not), a broken file changes nothing (422, the old levels still
-// answered, the failure in /metrics), and a setting that needs a restart is named, not applied.
+// answered, the failure in /metrics), a setting that needs a restart is named, not applied, and the router takes
+// new channel fees and breaker levels from its next decision.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,5 +102,33 @@ describe('config reload', () => {
     expect(service.pulse.windows).toEqual(['1m', '5m', '15m', '1h']);
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     expect(metrics).toMatch(/^paypulse_config_last_reload_successful 1$/m);
+  });
+
+  it('routes by the new routing settings from the next decision, and names the routing settings that wait', async () => {
+    const alerts = { evaluateEvery: '5s', log: false, minSamples: 50 };
+    const route = async () => (await json('/v1/route', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ candidates: ['x', 'y'], amount: 100 }) })).body.channel as string;
+    // A fixed fee of half the amount outweighs any success rate: the other channel is the better deal.
+    writeConfig(0.95, { alerts, routing: { channels: { x: { fixedFee: 50 } } } });
+    expect((await reload()).body).toEqual({ applied: ['routing'], needsRestart: [] });
+    expect(new Set(await Promise.all(Array.from({ length: 20 }, route)))).toEqual(new Set(['y']));
+
+    writeConfig(0.95, { alerts, routing: { channels: { y: { fixedFee: 50 } }, breaker: { failureThreshold: 0.3, window: '1m' }, scoreWindows: ['1m', '5m'] } });
+    const report = await reload();
+    expect(report.status).toBe(200);
+    expect(report.body.applied).toEqual(['routing']);
+    expect(report.body.needsRestart.sort()).toEqual(['routing.breaker.window', 'routing.scoreWindows']);
+    expect(new Set(await Promise.all(Array.from({ length: 20 }, route)))).toEqual(new Set(['x']));
+    expect(service.pulse.routing.settings.breaker.failureThreshold).toBe(0.3);
+    expect(service.pulse.routing.settings.breaker.window).toBe('30s');
+    expect(service.pulse.routing.settings.scoreWindows).toEqual(['10s', '1m', '5m', '15m', '1h']);
+  });
+
+  it('refuses routing settings the running engine cannot hold, and keeps the running ones', async () => {
+    writeConfig(0.95, { alerts: { evaluateEvery: '5s', log: false, minSamples: 50 }, routing: { channels: { x: { fixedFee: 1 } }, breaker: { dims: [['method']] } } });
+    const refused = await reload();
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details).toEqual([expect.stringContaining('routing.breaker.dims[0]')]);
+    expect(service.pulse.routing.settings.channels.get('y')?.fixedFee).toBe(50);
+    expect(service.pulse.routing.settings.channels.has('x')).toBe(false);
   });
 });
