@@ -36,14 +36,17 @@ function showBanner(text) {
   banner.textContent = text ?? '';
 }
 
-/** Rate[] of the stream → [{ channel, rates: { [window]: Rate } }], the shape of GET /v1/channels, in the server's order (worst first). */
-function byChannel(rates) {
+/**
+ * Rate[] and verdicts of the stream → [{ channel, rates: { [window]: Rate }, verdict }], the shape of
+ * GET /v1/channels, in the server's order (worst first).
+ */
+function byChannel(rates, verdicts) {
   const channels = new Map();
   for (const rate of rates) {
     if (rate.dims) continue; // dimension breakdowns are not part of this table
     let entry = channels.get(rate.channel);
     if (!entry) {
-      entry = { channel: rate.channel, rates: {} };
+      entry = { channel: rate.channel, rates: {}, verdict: verdicts?.[rate.channel] };
       channels.set(rate.channel, entry);
     }
     entry.rates[rate.window] = rate;
@@ -130,7 +133,7 @@ async function main() {
       refillHistory = false;
       view.refillHistory(data.asOf);
     }
-    view.showStreamPage(byChannel(data.rates), data.summary, data.asOf);
+    view.showStreamPage(byChannel(data.rates, data.verdicts), data.summary, data.asOf);
     chart.live(data.asOf, data.rates.filter((r) => r.window === shortest && !r.dims));
     drilldown.onRates(data.rates, data.asOf);
     storeBanner.fromRates(data.rates);

@@ -32,7 +32,7 @@ export class RatesTable {
     );
   }
 
-  /** channels: [{ channel, rates: { [window]: Rate } }], sorted by the server. */
+  /** channels: [{ channel, rates: { [window]: Rate }, verdict: { state, window?, alerted? } }], sorted by the server. */
   update(channels) {
     this.elements.empty.hidden = channels.length > 0;
     // Moving a row takes it out of the document for a moment, which drops the focus of a button in it:
@@ -50,7 +50,7 @@ export class RatesTable {
       // Keep the server's order without touching rows that are already in place.
       const expectedAfter = previous ? previous.element.nextSibling : this.elements.body.firstChild;
       if (expectedAfter !== row.element) this.elements.body.insertBefore(row.element, expectedAfter);
-      this.fillRow(row, entry.rates);
+      this.fillRow(row, entry.rates, entry.verdict);
       previous = row;
     }
     for (const [channel, row] of this.rows) {
@@ -133,7 +133,8 @@ export class RatesTable {
     if (row) fillBreaker(row, view);
   }
 
-  fillRow(row, rates) {
+  /** `verdict`: the row's state as the server judges it, the same verdict its alerts are decided on. */
+  fillRow(row, rates, verdict) {
     const { windows, countsWindow } = this.config;
     const thresholds = levelsOf(this.config.thresholds, row.element.dataset.channel);
     windows.forEach((w, i) => fillRateCell(row.rateCells[i], rates[w], thresholds));
@@ -143,7 +144,7 @@ export class RatesTable {
       ? `${count(counts.started)} requests sent in the last ${countsWindow}, ${count(counts.pending)} still waiting for an outcome`
       : '';
 
-    const { state, trusted } = channelState(rates, windows, thresholds);
+    const state = verdict?.state ?? 'none';
     // Without an alert, since when this page has seen the state: the page's knowledge, said as such in the title.
     if (state !== row.state) row.stateSince = Date.now();
     row.state = state;
@@ -151,7 +152,8 @@ export class RatesTable {
     row.since.title = 'since this page saw the state change, or since the channel\'s alert fired';
     row.element.className = `row-${state}`;
     row.badge.className = `badge sev-${state}`;
-    row.badge.textContent = trusted && state !== 'ok' ? `${severityLabel[state]} · ${trusted.window}` : severityLabel[state];
+    row.badge.textContent = verdict?.alerted ? `${severityLabel[state]} · alert` : verdict?.window && state !== 'ok' ? `${severityLabel[state]} · ${verdict.window}` : severityLabel[state];
+    row.badge.title = verdict?.alerted ? "the level of the channel's firing alert" : verdict?.window ? `judged on the last ${verdict.window}, as the alerts judge it` : '';
   }
 
   select(channel) {
@@ -168,21 +170,10 @@ export class RatesTable {
   }
 }
 
-/**
- * A channel's state from its rates (windows shortest first), as the server ranks it: the grade of the
- * shortest window with enough samples — the freshest number that can be trusted; a short window with few
- * samples would flash red on a handful of failures — else `few` with outcomes, `none` without.
- */
-export function channelState(rates, windows, thresholds) {
-  const trusted = windows.map((w) => rates[w]).find((r) => r && r.sufficient && r.rate !== null);
-  if (trusted) return { state: severity(trusted.rate, thresholds), trusted };
-  return { state: windows.some((w) => rates[w] && rates[w].total > 0) ? 'few' : 'none', trusted: undefined };
-}
-
-/** Channels per state, the shape of the server's `summary`. */
-export function countStates(channels, windows, thresholds) {
+/** Channels per state, the shape of the server's `summary`, from the verdicts the server sent. */
+export function countStates(channels) {
   const counts = { channels: channels.length, critical: 0, major: 0, warn: 0, ok: 0, few: 0, none: 0 };
-  for (const { channel, rates } of channels) counts[channelState(rates, windows, levelsOf(thresholds, channel)).state] += 1;
+  for (const { verdict } of channels) counts[verdict?.state ?? 'none'] += 1;
   return counts;
 }
 

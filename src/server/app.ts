@@ -20,6 +20,7 @@ import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
 import { failedRequestLine, requestLogSerializers } from './requestLog.js';
 import { configuredRates, createChannelPages } from './routes/channelPages.js';
+import { verdictSource } from './rowVerdicts.js';
 import { currentSnapshot } from './routes/channels.js';
 import { registerChannelRoutes } from './routes/channels.js';
 import { registerChannelsHistoryRoute } from './routes/channelsHistory.js';
@@ -202,7 +203,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
     ...(pulse.operatorState ? { operatorState: () => pulse.operatorState?.stats } : {}),
   });
-  const pages = createChannelPages({ pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows, thresholds: () => config.thresholds });
+  const pages = createChannelPages({
+    pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows,
+    verdicts: () => verdictSource(config.thresholds, pulse.settings.minSamples, pulse.alerts),
+  });
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
   const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, pages });
   pulse.snapshots.start();
