@@ -2,7 +2,7 @@
 // from history in one request, then the stream; the search box asks the server for the channels the stream's
 // worst page leaves out.
 import { AlertsPanel, markerText } from './alerts.js';
-import { fetchAlerts, fetchBreakers, fetchChannels, fetchShares, openStream } from './api.js';
+import { fetchAlerts, fetchBreakers, fetchChannels, fetchCodesOf, fetchShares, openStream } from './api.js';
 import { RoutingPanel } from './routingPanel.js';
 import { ChannelView } from './channelView.js';
 import { RateChart } from './chart.js';
@@ -123,6 +123,12 @@ async function main() {
     });
   refreshRouting();
   setInterval(refreshRouting, 10_000);
+  // The codes of the rows shown, every 5 s: the server keeps them as long, so more tabs cost no more reads.
+  const refreshCodes = () => fetchCodesOf(table.channels(), countsWindow)
+    .then((codes) => table.setCodes(codes))
+    .catch((error) => console.warn('PayPulse: no failure codes', error));
+  refreshCodes();
+  setInterval(refreshCodes, 5_000);
   // After a reconnection the chart has a hole where the stream was cut (a laptop lid, a proxy restart):
   // history fills it, asked for at the server time of the first event after it.
   let refillHistory = false;

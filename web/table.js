@@ -16,6 +16,7 @@ export class RatesTable {
     /** Firing alerts' start per channel, and each channel's share of routed payments now (routing panel). */
     this.alertSince = new Map();
     this.shares = new Map();
+    this.codes = new Map();
     this.selected = null;
     this.renderHead();
   }
@@ -28,6 +29,7 @@ export class RatesTable {
       th('State'),
       th('Breaker'),
       ...windows.map((w) => th(`Last ${w}`, 'num')),
+      th(`Top failure codes (${countsWindow})`, 'wrap'),
       th(`Started · pending (${countsWindow})`, 'num wrap'),
     );
   }
@@ -93,12 +95,29 @@ export class RatesTable {
     breakerCell.append(breaker, share);
 
     const rateCells = this.config.windows.map(() => rateCell());
+    const codes = document.createElement('td');
+    codes.className = 'codes';
     const started = numCell();
-    element.append(nameCell, stateCell, breakerCell, ...rateCells.map((c) => c.td), started);
-    const row = { element, button, badge, since, breaker, share, rateCells, started, state: 'none', stateSince: Date.now() };
+    element.append(nameCell, stateCell, breakerCell, ...rateCells.map((c) => c.td), codes, started);
+    const row = { element, button, badge, since, breaker, share, rateCells, codes, started, state: 'none', stateSince: Date.now() };
     fillBreaker(row, this.breakers.get(channel));
     this.fillShare(channel, row);
+    fillCodes(row, this.codes.get(channel));
     return row;
+  }
+
+  /** The channels whose rows are shown, for the codes to be read for. */
+  channels() {
+    return [...this.rows.keys()];
+  }
+
+  /** Top failure codes by channel ({ failures, sampled, codes: [{ code, share }] }), over the counts window. */
+  setCodes(byChannel) {
+    for (const [channel, codes] of Object.entries(byChannel)) {
+      this.codes.set(channel, codes);
+      const row = this.rows.get(channel);
+      if (row) fillCodes(row, codes);
+    }
   }
 
   /** Firing alerts ([{ channel, since, dims? }]): a row's state is dated by its channel's alert when one fires. */
@@ -175,6 +194,18 @@ export function countStates(channels) {
   const counts = { channels: channels.length, critical: 0, major: 0, warn: 0, ok: 0, few: 0, none: 0 };
   for (const { verdict } of channels) counts[verdict?.state ?? 'none'] += 1;
   return counts;
+}
+
+/** `do_not_honor 62 %, insufficient_funds 21 %`: what the failures of the window are made of. */
+export function codesText(codes) {
+  return (codes?.codes ?? []).map((c) => `${c.code} ${Math.round(c.share * 100)} %`).join(', ');
+}
+
+function fillCodes(row, codes) {
+  row.codes.textContent = codesText(codes);
+  row.codes.title = codes?.failures
+    ? `share of the ${codes.sampled ? `newest ${count(codes.failures)}` : count(codes.failures)} failures of the window`
+    : '';
 }
 
 function fillBreaker(row, view) {

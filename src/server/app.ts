@@ -29,6 +29,8 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOutcomeRoutes } from './routes/outcomes.js';
 import { registerRoutingRoutes } from './routes/routing.js';
 import { registerTrafficShareRoutes } from './routes/trafficShares.js';
+import { registerTopCodeRoutes } from './routes/topCodes.js';
+import { createTopCodes } from './topCodes.js';
 import { registerStreamRoute } from './routes/stream.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import type { ReloadReport } from './reload.js';
@@ -162,6 +164,7 @@ function registerApiRoutes(app: FastifyInstance, options: BuildAppOptions, conte
   });
   registerChannelsHistoryRoute(app, { history, clock });
   registerRoutingRoutes(app, pulse.routing);
+  registerTopCodeRoutes(app, createTopCodes((channel, query) => context.reads.failures(channel, query), () => pulse.snapshots.latest(), clock), pulse.windows, errorResponses);
   registerTrafficShareRoutes(app, pulse.trafficShares, () => pulse.routing.breakerStates(), clock, errorResponses);
   registerStreamRoute(app, {
     hub: context.hub,
