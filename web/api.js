@@ -71,6 +71,19 @@ export function fetchFailures(channel, window, limit) {
   return getJson(`v1/channels/${encodeURIComponent(channel)}/failures?${query}`);
 }
 
+// The server's bound on one top-codes request.
+const CODES_CHANNELS_PER_REQUEST = 100;
+
+/** Top failure codes of each channel over `window`: { [channel]: { failures, sampled, codes: [{ code, count, share }] } }. */
+export async function fetchCodesOf(channels, window) {
+  const answers = [];
+  for (let i = 0; i < channels.length; i += CODES_CHANNELS_PER_REQUEST) {
+    const query = new URLSearchParams({ channels: channels.slice(i, i + CODES_CHANNELS_PER_REQUEST).join(','), window });
+    answers.push(getJson(`v1/codes?${query}`));
+  }
+  return Object.assign({}, ...(await Promise.all(answers)).map((a) => a.channels));
+}
+
 // The server's bound on one multi-channel history request.
 const HISTORY_CHANNELS_PER_REQUEST = 200;
 

@@ -2,7 +2,7 @@
 // from history in one request, then the stream; the search box asks the server for the channels the stream's
 // worst page leaves out.
 import { AlertsPanel, markerText } from './alerts.js';
-import { fetchAlerts, fetchBreakers, fetchChannels, fetchShares, openStream } from './api.js';
+import { fetchAlerts, fetchBreakers, fetchChannels, fetchCodesOf, fetchShares, openStream } from './api.js';
 import { RoutingPanel } from './routingPanel.js';
 import { ChannelView } from './channelView.js';
 import { RateChart } from './chart.js';
@@ -36,14 +36,17 @@ function showBanner(text) {
   banner.textContent = text ?? '';
 }
 
-/** Rate[] of the stream → [{ channel, rates: { [window]: Rate } }], the shape of GET /v1/channels, in the server's order (worst first). */
-function byChannel(rates) {
+/**
+ * Rate[] and verdicts of the stream → [{ channel, rates: { [window]: Rate }, verdict }], the shape of
+ * GET /v1/channels, in the server's order (worst first).
+ */
+function byChannel(rates, verdicts) {
   const channels = new Map();
   for (const rate of rates) {
     if (rate.dims) continue; // dimension breakdowns are not part of this table
     let entry = channels.get(rate.channel);
     if (!entry) {
-      entry = { channel: rate.channel, rates: {} };
+      entry = { channel: rate.channel, rates: {}, verdict: verdicts?.[rate.channel] };
       channels.set(rate.channel, entry);
     }
     entry.rates[rate.window] = rate;
@@ -120,6 +123,12 @@ async function main() {
     });
   refreshRouting();
   setInterval(refreshRouting, 10_000);
+  // The codes of the rows shown, every 5 s: the server keeps them as long, so more tabs cost no more reads.
+  const refreshCodes = () => fetchCodesOf(table.channels(), countsWindow)
+    .then((codes) => table.setCodes(codes))
+    .catch((error) => console.warn('PayPulse: no failure codes', error));
+  refreshCodes();
+  setInterval(refreshCodes, 5_000);
   // After a reconnection the chart has a hole where the stream was cut (a laptop lid, a proxy restart):
   // history fills it, asked for at the server time of the first event after it.
   let refillHistory = false;
@@ -130,7 +139,7 @@ async function main() {
       refillHistory = false;
       view.refillHistory(data.asOf);
     }
-    view.showStreamPage(byChannel(data.rates), data.summary, data.asOf);
+    view.showStreamPage(byChannel(data.rates, data.verdicts), data.summary, data.asOf);
     chart.live(data.asOf, data.rates.filter((r) => r.window === shortest && !r.dims));
     drilldown.onRates(data.rates, data.asOf);
     storeBanner.fromRates(data.rates);

@@ -44,7 +44,7 @@ export class ChannelView {
     this.streamChannels = channels;
     this.serverNowMs = serverNowMs;
     if (!this.search.active) this.table.update(channels);
-    renderSummary(summary ?? countStates(channels, this.windows, this.thresholds));
+    renderSummary(summary ?? countStates(channels));
     // While searching, the search's own note says what the table shows.
     renderPageNote(channels.length, this.search.active ? undefined : summary);
     // Colours follow the server's channel order, not the order in which back-fills happen to answer.

@@ -16,6 +16,7 @@ export class RatesTable {
     /** Firing alerts' start per channel, and each channel's share of routed payments now (routing panel). */
     this.alertSince = new Map();
     this.shares = new Map();
+    this.codes = new Map();
     this.selected = null;
     this.renderHead();
   }
@@ -28,11 +29,12 @@ export class RatesTable {
       th('State'),
       th('Breaker'),
       ...windows.map((w) => th(`Last ${w}`, 'num')),
+      th(`Top failure codes (${countsWindow})`, 'wrap'),
       th(`Started · pending (${countsWindow})`, 'num wrap'),
     );
   }
 
-  /** channels: [{ channel, rates: { [window]: Rate } }], sorted by the server. */
+  /** channels: [{ channel, rates: { [window]: Rate }, verdict: { state, window?, alerted? } }], sorted by the server. */
   update(channels) {
     this.elements.empty.hidden = channels.length > 0;
     // Moving a row takes it out of the document for a moment, which drops the focus of a button in it:
@@ -50,7 +52,7 @@ export class RatesTable {
       // Keep the server's order without touching rows that are already in place.
       const expectedAfter = previous ? previous.element.nextSibling : this.elements.body.firstChild;
       if (expectedAfter !== row.element) this.elements.body.insertBefore(row.element, expectedAfter);
-      this.fillRow(row, entry.rates);
+      this.fillRow(row, entry.rates, entry.verdict);
       previous = row;
     }
     for (const [channel, row] of this.rows) {
@@ -93,12 +95,29 @@ export class RatesTable {
     breakerCell.append(breaker, share);
 
     const rateCells = this.config.windows.map(() => rateCell());
+    const codes = document.createElement('td');
+    codes.className = 'codes';
     const started = numCell();
-    element.append(nameCell, stateCell, breakerCell, ...rateCells.map((c) => c.td), started);
-    const row = { element, button, badge, since, breaker, share, rateCells, started, state: 'none', stateSince: Date.now() };
+    element.append(nameCell, stateCell, breakerCell, ...rateCells.map((c) => c.td), codes, started);
+    const row = { element, button, badge, since, breaker, share, rateCells, codes, started, state: 'none', stateSince: Date.now() };
     fillBreaker(row, this.breakers.get(channel));
     this.fillShare(channel, row);
+    fillCodes(row, this.codes.get(channel));
     return row;
+  }
+
+  /** The channels whose rows are shown, for the codes to be read for. */
+  channels() {
+    return [...this.rows.keys()];
+  }
+
+  /** Top failure codes by channel ({ failures, sampled, codes: [{ code, share }] }), over the counts window. */
+  setCodes(byChannel) {
+    for (const [channel, codes] of Object.entries(byChannel)) {
+      this.codes.set(channel, codes);
+      const row = this.rows.get(channel);
+      if (row) fillCodes(row, codes);
+    }
   }
 
   /** Firing alerts ([{ channel, since, dims? }]): a row's state is dated by its channel's alert when one fires. */
@@ -133,7 +152,8 @@ export class RatesTable {
     if (row) fillBreaker(row, view);
   }
 
-  fillRow(row, rates) {
+  /** `verdict`: the row's state as the server judges it, the same verdict its alerts are decided on. */
+  fillRow(row, rates, verdict) {
     const { windows, countsWindow } = this.config;
     const thresholds = levelsOf(this.config.thresholds, row.element.dataset.channel);
     windows.forEach((w, i) => fillRateCell(row.rateCells[i], rates[w], thresholds));
@@ -143,7 +163,7 @@ export class RatesTable {
       ? `${count(counts.started)} requests sent in the last ${countsWindow}, ${count(counts.pending)} still waiting for an outcome`
       : '';
 
-    const { state, trusted } = channelState(rates, windows, thresholds);
+    const state = verdict?.state ?? 'none';
     // Without an alert, since when this page has seen the state: the page's knowledge, said as such in the title.
     if (state !== row.state) row.stateSince = Date.now();
     row.state = state;
@@ -151,7 +171,8 @@ export class RatesTable {
     row.since.title = 'since this page saw the state change, or since the channel\'s alert fired';
     row.element.className = `row-${state}`;
     row.badge.className = `badge sev-${state}`;
-    row.badge.textContent = trusted && state !== 'ok' ? `${severityLabel[state]} · ${trusted.window}` : severityLabel[state];
+    row.badge.textContent = verdict?.alerted ? `${severityLabel[state]} · alert` : verdict?.window && state !== 'ok' ? `${severityLabel[state]} · ${verdict.window}` : severityLabel[state];
+    row.badge.title = verdict?.alerted ? "the level of the channel's firing alert" : verdict?.window ? `judged on the last ${verdict.window}, as the alerts judge it` : '';
   }
 
   select(channel) {
@@ -168,22 +189,23 @@ export class RatesTable {
   }
 }
 
-/**
- * A channel's state from its rates (windows shortest first), as the server ranks it: the grade of the
- * shortest window with enough samples — the freshest number that can be trusted; a short window with few
- * samples would flash red on a handful of failures — else `few` with outcomes, `none` without.
- */
-export function channelState(rates, windows, thresholds) {
-  const trusted = windows.map((w) => rates[w]).find((r) => r && r.sufficient && r.rate !== null);
-  if (trusted) return { state: severity(trusted.rate, thresholds), trusted };
-  return { state: windows.some((w) => rates[w] && rates[w].total > 0) ? 'few' : 'none', trusted: undefined };
+/** Channels per state, the shape of the server's `summary`, from the verdicts the server sent. */
+export function countStates(channels) {
+  const counts = { channels: channels.length, critical: 0, major: 0, warn: 0, ok: 0, few: 0, none: 0 };
+  for (const { verdict } of channels) counts[verdict?.state ?? 'none'] += 1;
+  return counts;
 }
 
-/** Channels per state, the shape of the server's `summary`. */
-export function countStates(channels, windows, thresholds) {
-  const counts = { channels: channels.length, critical: 0, major: 0, warn: 0, ok: 0, few: 0, none: 0 };
-  for (const { channel, rates } of channels) counts[channelState(rates, windows, levelsOf(thresholds, channel)).state] += 1;
-  return counts;
+/** `do_not_honor 62 %, insufficient_funds 21 %`: what the failures of the window are made of. */
+export function codesText(codes) {
+  return (codes?.codes ?? []).map((c) => `${c.code} ${Math.round(c.share * 100)} %`).join(', ');
+}
+
+function fillCodes(row, codes) {
+  row.codes.textContent = codesText(codes);
+  row.codes.title = codes?.failures
+    ? `share of the ${codes.sampled ? `newest ${count(codes.failures)}` : count(codes.failures)} failures of the window`
+    : '';
 }
 
 function fillBreaker(row, view) {

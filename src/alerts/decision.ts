@@ -7,6 +7,7 @@
 //   - slow: on the long window (5 m) it must hold `consecutive` evaluations in a row, which catches smaller
 //     drops on channels too quiet for the short window to hold `minSamples`.
 // docs/alerts.md has the detection table this was tuned on.
+import { verdictRank } from '../stats/verdict.js';
 import { wilsonAt, z95 } from '../stats/wilson.js';
 import type { Rate } from '../types.js';
 import { levels, type AlertRules, type BurnRatePair, type ChannelRule, type Level } from './rules.js';
@@ -37,15 +38,9 @@ export interface Observation {
 
 export const quiet: Observation = { fast: 0, slow: 0 };
 
-/** The most severe level lying above the whole interval, among those the sample is large enough for. */
+/** The most severe level lying above the whole interval: the verdict the dashboard's rows read too. */
 export function confidentRank(rate: Rate | undefined, rule: Pick<ChannelRule, 'minSamples' | 'thresholds'>, z: number): Rank {
-  if (!rate || rate.total < rule.minSamples) return 0;
-  const high = wilsonAt(rate.success, rate.total, z).high!;
-  let rank: Rank = 0;
-  levels.forEach((level, i) => {
-    if (high < rule.thresholds[level]) rank = (i + 1) as Rank;
-  });
-  return rank;
+  return verdictRank(rate, rule, z);
 }
 
 /** The rate with the interval the level was decided on, so a notification never prints another one. */

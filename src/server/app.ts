@@ -20,6 +20,7 @@ import type { ServiceMetrics } from './metrics/serviceMetrics.js';
 import { ReadCoalescer } from './readCoalescer.js';
 import { failedRequestLine, requestLogSerializers } from './requestLog.js';
 import { configuredRates, createChannelPages } from './routes/channelPages.js';
+import { verdictSource } from './rowVerdicts.js';
 import { currentSnapshot } from './routes/channels.js';
 import { registerChannelRoutes } from './routes/channels.js';
 import { registerChannelsHistoryRoute } from './routes/channelsHistory.js';
@@ -28,6 +29,8 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOutcomeRoutes } from './routes/outcomes.js';
 import { registerRoutingRoutes } from './routes/routing.js';
 import { registerTrafficShareRoutes } from './routes/trafficShares.js';
+import { registerTopCodeRoutes } from './routes/topCodes.js';
+import { createTopCodes } from './topCodes.js';
 import { registerStreamRoute } from './routes/stream.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import type { ReloadReport } from './reload.js';
@@ -161,6 +164,7 @@ function registerApiRoutes(app: FastifyInstance, options: BuildAppOptions, conte
   });
   registerChannelsHistoryRoute(app, { history, clock });
   registerRoutingRoutes(app, pulse.routing);
+  registerTopCodeRoutes(app, createTopCodes((channel, query) => context.reads.failures(channel, query), () => pulse.snapshots.latest(), clock), pulse.windows, errorResponses);
   registerTrafficShareRoutes(app, pulse.trafficShares, () => pulse.routing.breakerStates(), clock, errorResponses);
   registerStreamRoute(app, {
     hub: context.hub,
@@ -202,7 +206,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(pulse.storeServer ? { storeServer: pulse.storeServer.latest } : {}),
     ...(pulse.operatorState ? { operatorState: () => pulse.operatorState?.stats } : {}),
   });
-  const pages = createChannelPages({ pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows, thresholds: () => config.thresholds });
+  const pages = createChannelPages({
+    pageChannels: config.pageChannels, streamPageChannels: config.streamPageChannels, windows: pulse.windows,
+    verdicts: () => verdictSource(config.thresholds, pulse.settings.minSamples, pulse.alerts),
+  });
   // The one health snapshot feeds the stream and /v1/channels; the service keeps it live (pulse.close stops it).
   const ticker = startRatesTicker({ snapshots: pulse.snapshots, hub, pages });
   pulse.snapshots.start();

@@ -134,7 +134,9 @@ describe('channel pages below the page size', () => {
     try {
       await t.app.paypulse.ticker.tick();
       const data = JSON.parse((await client.next('rates')).data);
-      expect(Object.keys(data).sort()).toEqual(['asOf', 'channels', 'rates', 'truncated']);
+      // The verdict of each row beside its rates, so the page paints what the alerts judge and grades nothing itself.
+      expect(Object.keys(data).sort()).toEqual(['asOf', 'channels', 'rates', 'truncated', 'verdicts']);
+      expect(data.verdicts).toEqual({ 'bank-x': { state: 'major', window: '1m' }, card: { state: 'warn', window: '1m' }, alipay: { state: 'ok', window: '1m' } });
       expect([...new Set(data.rates.map((r: { channel: string }) => r.channel))]).toEqual(['bank-x', 'card', 'alipay']);
       expect(data).toMatchObject({ channels: 3, truncated: false });
     } finally {

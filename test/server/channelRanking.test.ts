@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createChannelPages } from '../../src/server/routes/channelPages.js';
+import { verdictSource } from '../../src/server/rowVerdicts.js';
 import type { ChannelHealth, HealthSnapshot } from '../../src/stats/healthSnapshot.js';
 import type { Rate } from '../../src/types.js';
 
@@ -20,7 +21,7 @@ describe('stream page of the channel ranking', () => {
   it('is the first streamPageChannels of GET /v1/channels?sort=worst', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(counts, counts), { minLength: 4, maxLength: 60 }), fc.integer({ min: 1, max: 8 }), (channels, streamPageChannels) => {
-        const pages = createChannelPages({ pageChannels: 3, streamPageChannels, windows, thresholds: () => ({ warn: 0.95, major: 0.8, critical: 0.5 }) });
+        const pages = createChannelPages({ pageChannels: 3, streamPageChannels, windows, verdicts: () => verdictSource({ warn: 0.95, major: 0.8, critical: 0.5 }, 4, undefined) });
         const healths = channels.map(([short, long], i): ChannelHealth => {
           const channel = `c${(i * 7) % channels.length}-${i}`;
           return { channel, series: [], rates: { '1m': rateOf(channel, '1m', short.success, short.failure, 4), '5m': rateOf(channel, '5m', long.success, long.failure, 4) } };

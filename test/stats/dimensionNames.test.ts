@@ -10,6 +10,7 @@ import { SeriesPlan } from '../../src/stats/series.js';
 import { isDimensionName } from '../../src/stats/validate.js';
 import { resolveAlertRules, ruleFor } from '../../src/alerts/rules.js';
 import { createChannelPages } from '../../src/server/routes/channelPages.js';
+import { verdictSource } from '../../src/server/rowVerdicts.js';
 import type { ChannelHealth } from '../../src/stats/healthSnapshot.js';
 
 const at = Date.UTC(2026, 0, 1);
@@ -70,7 +71,7 @@ describe('channel names that Object.prototype holds', () => {
   const rate = (channel: string, window: string) => ({ channel, window, total: 200, success: 120, failure: 80, rate: 0.6, low: 0.55, high: 0.65, sufficient: true, started: 200, pending: 0, stale: false, asOf: 0 });
 
   it.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty'])('a channel named %s is ranked by the default levels, not by a function', (channel) => {
-    const pages = createChannelPages({ pageChannels: 10, streamPageChannels: 10, windows: ['5m'], thresholds: () => ({ ...levels, channels: { wallet: { warn: 0.9, major: 0.7, critical: 0.4 } } }) });
+    const pages = createChannelPages({ pageChannels: 10, streamPageChannels: 10, windows: ['5m'], verdicts: () => verdictSource({ ...levels, channels: { wallet: { warn: 0.9, major: 0.7, critical: 0.4 } } }, 100, undefined) });
     const health = (name: string): ChannelHealth => ({ channel: name, series: [], rates: { '5m': rate(name, '5m') } });
     // A page that leaves a channel out carries the count of each state.
     const page = pages.page({ asOf: 0, durationMs: 0, channels: new Map([[channel, health(channel)], ['plain', health('plain')]]) }, { offset: 0, limit: 1 }) as { summary: Record<string, number> };

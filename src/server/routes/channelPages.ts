@@ -3,10 +3,11 @@
 // the worst come first (what an SRE looks at), a page at a time, with a summary of every channel by state so
 // a client knows what it does not see. Ranking is done once per snapshot and shared by every reader.
 import type { ChannelHealth, HealthSnapshot } from '../../stats/healthSnapshot.js';
-import { channelState, channelStates, type ChannelState, type ThresholdsWithChannels } from '../../stats/severity.js';
+import { channelStates, type ChannelState } from '../../stats/severity.js';
+import { channelVerdict, type ChannelVerdict } from '../../stats/verdict.js';
+import type { VerdictSource } from '../rowVerdicts.js';
 import { parseWindow } from '../../stats/windows.js';
 import type { Rate } from '../../types.js';
-import { ownEntry } from '../../ownEntry.js';
 
 export const maxPageChannels = 1_000;
 
@@ -24,8 +25,8 @@ export interface ChannelPaging {
   streamPageChannels: number;
   /** The configured windows: the snapshot also holds the windows alerts and routing need. */
   windows: readonly string[];
-  /** Read at each snapshot: a config reload may change them. */
-  thresholds: () => ThresholdsWithChannels;
+  /** What a row's state is judged by (rowVerdicts.ts); read at each snapshot: alerts and a reload change it. */
+  verdicts: () => VerdictSource;
 }
 
 /** How many channels are in each state, and how many there are in all. */
@@ -36,7 +37,12 @@ export interface ChannelEntry {
   rates: Record<string, Rate>;
   /** The channel's part of the store could not be read: its last rates (ChannelHealth.stale). */
   stale?: true;
+  /** The row's state, as the alerts judge it (stats/verdict.ts). */
+  verdict: RowVerdict;
 }
+
+/** A channel's verdict as the page shows it: the state, and the window or the alert that decided it. */
+export type RowVerdict = Omit<ChannelVerdict, 'rate'>;
 
 interface Ranked {
   worst: ChannelHealth[];
@@ -47,6 +53,7 @@ interface Ranked {
 /** A channel with what it is ranked by. */
 interface Keyed {
   health: ChannelHealth;
+  verdict: RowVerdict;
   order: number;
   rate: number;
 }
@@ -66,21 +73,24 @@ const worseFirst = (a: Keyed, b: Keyed) => a.order - b.order || a.rate - b.rate 
 
 interface KeyedChannels {
   keyed: Keyed[];
+  verdicts: Map<string, RowVerdict>;
   summary: StateSummary;
 }
 
 /** Every channel with its rank keys, and the summary by state. */
-function keyChannels(snapshot: HealthSnapshot, windows: readonly string[], thresholds: ReturnType<ChannelPaging['thresholds']>): KeyedChannels {
+function keyChannels(snapshot: HealthSnapshot, windows: readonly string[], source: VerdictSource): KeyedChannels {
   const summary = Object.fromEntries(channelStates.map((s) => [s, 0])) as StateSummary;
   summary.channels = snapshot.channels.size;
   const keyed: Keyed[] = [];
+  const verdicts = new Map<string, RowVerdict>();
   for (const health of snapshot.channels.values()) {
-    // A channel with its own levels (thresholds.channels) is ranked by them, as the dashboard colours it.
-    const { state, rate } = channelState(health.rates, windows, ownEntry(thresholds.channels, health.channel) ?? thresholds);
-    summary[state] += 1;
-    keyed.push({ health, order: channelStates.indexOf(state), rate: rate ?? Infinity });
+    // A channel with its own levels is ranked by them, as its alerts and its row judge it.
+    const { rate, ...verdict } = channelVerdict(health.rates, windows, source.ruleOf(health.channel), source.z, source.alertLevelOf(health.channel));
+    summary[verdict.state] += 1;
+    verdicts.set(health.channel, verdict);
+    keyed.push({ health, verdict, order: channelStates.indexOf(verdict.state), rate: rate ?? Infinity });
   }
-  return { keyed, summary };
+  return { keyed, verdicts, summary };
 }
 
 /**
@@ -107,14 +117,18 @@ export function createChannelPages(paging: ChannelPaging) {
   const windows = [...paging.windows].sort((a, b) => parseWindow(a) - parseWindow(b));
   const ranks = new WeakMap<HealthSnapshot, Ranked>();
 
-  const entry = (h: ChannelHealth): ChannelEntry => ({ channel: h.channel, rates: configuredRates(h, paging.windows), ...(h.stale ? { stale: true } : {}) });
-
   const keys = new WeakMap<HealthSnapshot, KeyedChannels>();
   const keyedOf = (snapshot: HealthSnapshot): KeyedChannels => {
     let keyed = keys.get(snapshot);
-    if (!keyed) keys.set(snapshot, (keyed = keyChannels(snapshot, windows, paging.thresholds())));
+    if (!keyed) keys.set(snapshot, (keyed = keyChannels(snapshot, windows, paging.verdicts())));
     return keyed;
   };
+  const entry = (snapshot: HealthSnapshot, h: ChannelHealth): ChannelEntry => ({
+    channel: h.channel,
+    rates: configuredRates(h, paging.windows),
+    ...(h.stale ? { stale: true } : {}),
+    verdict: keyedOf(snapshot).verdicts.get(h.channel)!,
+  });
 
   function ranked(snapshot: HealthSnapshot): Ranked {
     const cached = ranks.get(snapshot);
@@ -147,7 +161,7 @@ export function createChannelPages(paging: ChannelPaging) {
       if (search) list = list.filter((h) => h.channel.toLowerCase().includes(search));
       const limit = query.limit ?? (paged ? pageChannels : maxPageChannels);
       const shown = list.slice(query.offset, query.offset + limit);
-      const answer = { total: list.length, offset: query.offset, channels: shown.map(entry) };
+      const answer = { total: list.length, offset: query.offset, channels: shown.map((h) => entry(snapshot, h)) };
       if (shown.length === snapshot.channels.size) return answer;
       const next = query.offset + shown.length;
       return { ...answer, ...(next < list.length ? { nextOffset: next } : {}), summary: ranked(snapshot).summary };
@@ -162,8 +176,11 @@ export function createChannelPages(paging: ChannelPaging) {
       const count = snapshot.channels.size;
       const shown = count > pageChannels ? worstOf(snapshot, streamPageChannels) : ranked(snapshot).worst;
       const rates: Rate[] = shown.flatMap((health) => Object.values(configuredRates(health, paging.windows)));
+      const { verdicts: all, summary } = keyedOf(snapshot);
+      // Each shown row's state as the alerts judge it: the page paints these, it does not grade on its own.
+      const verdicts = Object.fromEntries(shown.map((h) => [h.channel, all.get(h.channel)!]));
       const truncated = shown.length < count;
-      return { asOf: snapshot.asOf, rates, channels: count, truncated, ...(truncated ? { summary: keyedOf(snapshot).summary } : {}) };
+      return { asOf: snapshot.asOf, rates, verdicts, channels: count, truncated, ...(truncated ? { summary } : {}) };
     },
   };
 }

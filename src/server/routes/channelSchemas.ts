@@ -22,12 +22,26 @@ export const stateSummarySchema = {
   },
 } as const;
 
+/** A row's state as the alerts judge it (the one verdict of the table and the alerts panel). */
+export const verdictSchema = {
+  type: 'object',
+  description:
+    "the channel's state: while an alert fires for the channel, its level (`alerted`); otherwise the level its rate in `window` " +
+    '(the shortest with enough samples) lies confidently below, at the alerts\' confidenceZ (the plain rate without alerts); few; none',
+  required: ['state'],
+  properties: {
+    state: { type: 'string', enum: ['critical', 'major', 'warn', 'ok', 'few', 'none'] },
+    window: { type: 'string' },
+    alerted: { type: 'boolean' },
+  },
+} as const;
+
 export const channelListSchema = {
   summary: 'Every channel with its rates for the configured windows, a page at a time past a size',
   description:
     'Served from the health snapshot (refreshed once a second). Up to `pageChannels` channels (200 by default) the answer holds ' +
-    'every channel by name. Past it the default is the worst `pageChannels` first: by state (the grade of the shortest window ' +
-    'with enough samples, then few samples, then no outcomes), then by that rate, lowest first, then by name. `sort` and ' +
+    'every channel by name. Past it the default is the worst `pageChannels` first: by state (each channel\'s `verdict`: its ' +
+    'firing alert\'s level, else the level of the shortest window with enough samples, then few samples, then no outcomes), then by that rate, lowest first, then by name. `sort` and ' +
     '`limit` (at most 1,000) override the defaults; `search` keeps channels whose name contains it (any case); `offset` pages ' +
     'on. `total` says how many match; an answer that leaves channels out adds `summary` (every channel by state) and, when ' +
     'more match, `nextOffset`. While the store cannot be read: the last snapshot, `stale: true`, every rate flagged ' +
@@ -75,6 +89,7 @@ export const channelListSchema = {
               channel: { type: 'string' },
               rates: { type: 'object', additionalProperties: { $ref: 'Rate#' } },
               stale: { type: 'boolean', description: "present (true) when the channel's part of the store is unreachable: its last rates, each flagged stale" },
+              verdict: verdictSchema,
             },
           },
         },
