@@ -95,6 +95,8 @@ function blend(ds: number[], df: number[], weights: number[], held: Break | unde
 
 const none: Evidence = { success: 0, failure: 0, recentTotal: 0 };
 const recentWindowSec = 60;
+/** The traffic a breaker's probe rounds are sized by is taken over the first score window of at least this. */
+const trafficWindowSec = 300;
 
 export class EvidenceTracker {
   private breaks = new Map<string, Break>();
@@ -108,6 +110,8 @@ export class EvidenceTracker {
    * so a 10 s window that sharpens the score does not also make every channel look short of samples.
    */
   private readonly recentIndex: number;
+  private readonly trafficIndex: number;
+  private readonly trafficSec: number;
 
   constructor(private readonly w: EvidenceWindows) {
     this.rememberMs = parseWindow(w.score.at(-1)!) * 1000;
@@ -115,6 +119,9 @@ export class EvidenceTracker {
     this.halfLives = new HalfLifeChooser(this.weights);
     const recent = w.score.findIndex((label) => parseWindow(label) >= recentWindowSec);
     this.recentIndex = recent < 0 ? w.score.length - 1 : recent;
+    const traffic = w.score.findIndex((label) => parseWindow(label) >= trafficWindowSec);
+    this.trafficIndex = traffic < 0 ? w.score.length - 1 : traffic;
+    this.trafficSec = parseWindow(w.score[this.trafficIndex]!);
   }
 
   /** The evidence of a snapshot; breaks of series absent from it are dropped, so memory follows the snapshot. */
@@ -182,7 +189,7 @@ export class EvidenceTracker {
     const stalePastBreak = channelBroken && !held && !blended.broke && recentTotal === 0;
     return {
       score: stalePastBreak ? none : { success: blended.s, failure: blended.f, recentTotal },
-      breaker: { success: brk.success, failure: Math.max(0, brk.failure - xBreaker) },
+      breaker: { success: brk.success, failure: Math.max(0, brk.failure - xBreaker), callsPerSec: (success[this.trafficIndex]! + failure[this.trafficIndex]!) / this.trafficSec },
     };
   }
 }

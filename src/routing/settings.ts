@@ -1,5 +1,5 @@
 // Routing options checked once, with defaults: the breaker's in the spirit of resilience4j (50 % over at least
-// 100 calls), its window 30 s, its open wait 10 s doubling to 40 s (the battery's choice, docs/routing.md); exploration 1 % of decisions, at most 5 % (docs/routing.md).
+// 100 calls), its window 30 s, its open wait sized by the channel's traffic within 2–40 s (the battery's choice, docs/routing.md); exploration 1 % of decisions, at most 5 % (docs/routing.md).
 import { PayPulseError } from '../errors.js';
 import { parseWindow } from '../stats/windows.js';
 import { channelPattern, isDimensionName } from '../stats/validate.js';
@@ -116,7 +116,7 @@ export function resolveRoutingSettings(options: RoutingOptions = {}): RoutingSet
   if (!Array.isArray(codes) || codes.length > 100 || codes.some((c) => typeof c !== 'string' || c.length === 0 || c.length > 64)) {
     fail('excusedCodes', 'must be a list of at most 100 codes of 1–64 characters');
   }
-  const openMs = intIn('breaker.openMs', b.openMs, 10_000, 1000, 24 * 3600_000);
+  const openMs = intIn('breaker.openMs', b.openMs, 2_000, 1000, 24 * 3600_000);
   const random = options.random ?? Math.random;
   if (typeof random !== 'function') fail('random', 'must be a function');
   return {

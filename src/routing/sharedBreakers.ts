@@ -8,6 +8,7 @@ import { coordinationKey } from '../store/keys/coordination.js';
 import type { CoordinationStore } from '../store/ports/coordination.js';
 import {
   creditProbe,
+  probeQuota,
   decodeBreaker,
   encodeBreaker,
   initialBreaker,
@@ -211,8 +212,8 @@ export class SharedBreakers {
   }
 
   /**
-   * Takes one of the half-open breaker's probe leases for `holder`. False when the quota is taken, the store
-   * fails, or a lease was denied within the last second (so a busy half-open channel costs at most one denied
+   * Takes one of the half-open breaker's probe leases for `holder`, within the quota its credited probes allow
+   * (one at first, more while they succeed). False when the quota is taken, the store fails, or a lease was denied within the last second (so a busy half-open channel costs at most one denied
    * store call a second per instance).
    */
   async admitProbe(channel: string, scope: string, holder: string): Promise<boolean> {
@@ -220,7 +221,8 @@ export class SharedBreakers {
     const now = this.o.clock.now();
     if ((this.retryLeaseAt.get(key) ?? 0) > now) return false;
     try {
-      const reply = await this.o.store.takeLease(key, holder, this.o.settings.probes, this.o.settings.probeTtlMs, now);
+      const quota = probeQuota(this.held.get(idOf(channel, scope))?.rec ?? initialBreaker, this.o.settings);
+      const reply = await this.o.store.takeLease(key, holder, quota, this.o.settings.probeTtlMs, now);
       if (!reply.granted) this.retryLeaseAt.set(key, now + leaseRetryMs);
       else this.retryLeaseAt.delete(key);
       return reply.granted;

@@ -72,11 +72,11 @@ export interface BreakerOptions {
   minSamples?: number;
   /** Window the failure rate is taken over. Default '30s'. */
   window?: string;
-  /** How long it stays open before admitting probes. Default 10 s. */
+  /** The shortest wait before a round of probes; the wait is sized by the channel's traffic. Default 2 s. */
   openMs?: number;
-  /** Each reopening in a row doubles the open wait, up to this. Default 40 s (at least openMs). */
+  /** The longest wait before a round of probes (a quiet channel's). Default 40 s (at least openMs). */
   openMaxMs?: number;
-  /** Probe payments in flight fleet-wide while half-open; also the probes that decide. Default 5. */
+  /** Probe payments in flight fleet-wide while half-open, at most: one at first, doubling while they succeed. Default 5. */
   probes?: number;
   /** A probe whose outcome never arrives frees its lease after this long. Default 30 s. */
   probeTtlMs?: number;

@@ -29,7 +29,8 @@ describe.each(backends)('breaker history on $name', (backend) => {
     const fleet = Array.from({ length: 4 }, () => new SharedBreakers({ store, namespace: 'h', settings, clock, onTransition: (t) => writes.push(history.record(t)) }, 30));
     const from = clock.now();
     await Promise.all(fleet.map((b) => b.sync([{ channel: 'bank-x', scope: '', window: { success: 10, failure: 90 } }])));
-    clock.advance(settings.openMs);
+    // 100 calls in the 30 s window, nothing longer: the wait is sized by 3.3 calls a second, so it is openMaxMs.
+    clock.advance(settings.openMaxMs);
     await Promise.all(fleet.map((b) => b.sync([{ channel: 'bank-x', scope: '', window: { success: 0, failure: 0 } }])));
     clock.advance(1000);
     await fleet[2]!.setMode('bank-x', 'force-closed');

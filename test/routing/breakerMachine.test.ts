@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { creditProbe, decodeBreaker, encodeBreaker, initialBreaker, nextBreaker, withMode, type BreakerRecord } from '../../src/routing/breakerMachine.js';
+import { creditProbe, decodeBreaker, encodeBreaker, initialBreaker, nextBreaker, probeEvidence, probeQuota, withMode, type BreakerRecord } from '../../src/routing/breakerMachine.js';
 import { resolveRoutingSettings } from '../../src/routing/settings.js';
 
 const s = resolveRoutingSettings().breaker;
@@ -7,8 +7,8 @@ const windowMs = 30_000;
 const t0 = Date.UTC(2026, 0, 1);
 
 describe('breaker state machine', () => {
-  it('has its defaults: 50 % over at least 100 calls in 30 s, open 10 s doubling to 40 s, 5 probes', () => {
-    expect(s).toMatchObject({ failureThreshold: 0.5, minSamples: 100, window: '30s', openMs: 10_000, openMaxMs: 40_000, probes: 5 });
+  it('has its defaults: 50 % over at least 100 calls in 30 s, probe rounds 2 to 40 s apart, at most 5 probes in flight', () => {
+    expect(s).toMatchObject({ failureThreshold: 0.5, minSamples: 100, window: '30s', openMs: 2_000, openMaxMs: 40_000, probes: 5 });
   });
 
   it('opens at the threshold only with enough calls', () => {
@@ -17,52 +17,54 @@ describe('breaker state machine', () => {
     expect(nextBreaker(initialBreaker, { success: 50, failure: 50 }, t0, s, windowMs)).toMatchObject({ state: 'open', since: t0 });
   });
 
-  it('waits openMs, then goes half-open with fresh probe counts', () => {
-    const open: BreakerRecord = { ...initialBreaker, state: 'open', since: t0 };
-    expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 9_999, s, windowMs)).toBeNull();
-    expect(nextBreaker(open, { success: 0, failure: 0 }, t0 + 10_000, s, windowMs)).toEqual({
-      state: 'half-open', mode: 'auto', since: t0 + 10_000, probeSuccess: 0, probeFailure: 0, reopens: 0,
-    });
-  });
-
-  it('doubles the open wait on each reopening in a row, up to openMaxMs, and forgets it on closing', () => {
-    expect(s.openMaxMs).toBe(40_000);
-    let rec: BreakerRecord = { ...initialBreaker, state: 'open', since: t0 };
-    let at = t0;
-    const waits: number[] = [];
-    for (let cycle = 0; cycle < 6; cycle++) {
-      let wait = 1000;
-      while (nextBreaker(rec, { success: 0, failure: 0 }, rec.since + wait, s, windowMs) === null) wait += 1000;
-      waits.push(wait);
-      at = rec.since + wait;
-      rec = nextBreaker(rec, { success: 0, failure: 0 }, at, s, windowMs)!;
-      expect(rec.state).toBe('half-open');
-      for (let i = 0; i < 3; i++) rec = creditProbe(rec, false, at + 1, s)!;
-      expect(rec).toMatchObject({ state: 'open', reopens: cycle + 1 });
-    }
-    expect(waits).toEqual([10_000, 20_000, 40_000, 40_000, 40_000, 40_000]);
-    rec = nextBreaker(rec, { success: 0, failure: 0 }, rec.since + 40_000, s, windowMs)!;
-    for (let i = 0; i < 3; i++) rec = creditProbe(rec, true, at + 2, s)!;
-    expect(rec).toMatchObject({ state: 'closed', reopens: 0 });
-    const reopened = nextBreaker(rec, { success: 0, failure: 100 }, at + 3, s, windowMs)!;
-    expect(nextBreaker(reopened, { success: 0, failure: 0 }, at + 3 + 10_000, s, windowMs)).toMatchObject({ state: 'half-open' });
+  it('waits until its traffic makes one probe round 0.5 % of the calls, within openMs and openMaxMs', () => {
+    const openAt = (callsPerSec: number) => nextBreaker(initialBreaker, { success: 0, failure: 100, callsPerSec }, t0, s, windowMs)!;
+    const waitOf = (rec: BreakerRecord) => {
+      let wait = 0;
+      while (nextBreaker(rec, { success: 0, failure: 0 }, rec.since + wait, s, windowMs) === null) wait += 100;
+      return wait;
+    };
+    expect(openAt(30)).toMatchObject({ state: 'open', callsPerSec: 30 });
+    expect(waitOf(openAt(30))).toBe(6_700); // 1 / (0.005 × 30) s
+    expect(waitOf(openAt(500))).toBe(2_000); // openMs
+    expect(waitOf(openAt(1))).toBe(40_000); // openMaxMs
+    // Without the minutes' traffic, the breaker window's own calls size it.
+    expect(openAt(0).callsPerSec).toBeCloseTo(100 / 30, 6);
+    const half = nextBreaker(openAt(30), { success: 0, failure: 0 }, t0 + 6_700, s, windowMs)!;
+    expect(half).toEqual({ state: 'half-open', mode: 'auto', since: t0 + 6_700, probeSuccess: 0, probeFailure: 0, reopens: 0, callsPerSec: 30 });
+    // A reopening keeps the traffic it was sized by, so a long outage costs the same share a round.
+    const again = creditProbe(half, false, t0 + 7_000, s)!;
+    expect(again).toMatchObject({ state: 'open', reopens: 1, callsPerSec: 30 });
+    expect(waitOf(again)).toBe(6_700);
   });
 
   it('refuses openMaxMs below openMs, naming the field', () => {
     expect(() => resolveRoutingSettings({ breaker: { openMs: 60_000, openMaxMs: 30_000 } })).toThrow(/routing\.breaker\.openMaxMs/);
   });
 
-  it('closes on a majority of successful probes and reopens on a majority of failed ones', () => {
+  it('admits one probe at first and doubles the probes in flight while they succeed', () => {
     let rec: BreakerRecord = { ...initialBreaker, state: 'half-open', since: t0 };
-    rec = creditProbe(rec, true, t0 + 1, s)!;
-    rec = creditProbe(rec, false, t0 + 2, s)!;
-    rec = creditProbe(rec, true, t0 + 3, s)!;
+    const quotas = [probeQuota(rec, s)];
+    for (let i = 0; i < 3; i++) {
+      rec = creditProbe(rec, true, t0 + i, s)!;
+      quotas.push(probeQuota(rec, s));
+    }
+    expect(quotas).toEqual([1, 2, 4, 5]);
+  });
+
+  it('closes on five successful probes and reopens on a first failed one, by a sequential test', () => {
+    let rec: BreakerRecord = { ...initialBreaker, state: 'half-open', since: t0 };
+    for (let i = 0; i < 4; i++) rec = creditProbe(rec, true, t0 + i, s)!;
     expect(rec.state).toBe('half-open');
     expect(creditProbe(rec, true, t0 + 4, s)).toMatchObject({ state: 'closed', since: t0 + 4 });
-    let bad: BreakerRecord = { ...initialBreaker, state: 'half-open', since: t0 };
-    for (let i = 0; i < 2; i++) bad = creditProbe(bad, false, t0, s)!;
-    expect(bad.state).toBe('half-open');
-    expect(creditProbe(bad, false, t0 + 9, s)).toMatchObject({ state: 'open', since: t0 + 9 });
+    const dead: BreakerRecord = { ...initialBreaker, state: 'half-open', since: t0 };
+    expect(probeEvidence({ ...dead, probeFailure: 1 }, s)).toBeCloseTo(Math.log(0.1), 9);
+    expect(creditProbe(dead, false, t0 + 9, s)).toMatchObject({ state: 'open', since: t0 + 9, reopens: 1 });
+    // A failure after a success leaves the test undecided; a second one reopens.
+    let mixed = creditProbe(dead, true, t0, s)!;
+    mixed = creditProbe(mixed, false, t0 + 1, s)!;
+    expect(mixed.state).toBe('half-open');
+    expect(creditProbe(mixed, false, t0 + 2, s)).toMatchObject({ state: 'open' });
   });
 
   it('decides a half-open breaker from its window once probes went uncredited for a whole window', () => {
@@ -83,7 +85,7 @@ describe('breaker state machine', () => {
   });
 
   it('round-trips through its stored form, and reads garbage as closed', () => {
-    const rec: BreakerRecord = { state: 'half-open', mode: 'auto', since: t0, probeSuccess: 2, probeFailure: 1, reopens: 2 };
+    const rec: BreakerRecord = { state: 'half-open', mode: 'auto', since: t0, probeSuccess: 2, probeFailure: 1, reopens: 2, callsPerSec: 12.5 };
     expect(decodeBreaker(encodeBreaker(rec))).toEqual(rec);
     expect(decodeBreaker('{"state":"ajar"}')).toEqual(initialBreaker);
     expect(decodeBreaker('not json')).toEqual(initialBreaker);

@@ -150,22 +150,32 @@ describe('excused codes', () => {
 });
 
 describe('breakers in decisions', () => {
-  it('sends a half-open channel its quota of probes, then closes it on their successes', async () => {
+  it('sends a half-open channel one probe, then more while they succeed, and closes it on their successes', async () => {
     const s = stack({ breaker: { minSamples: 20, probes: 3 } });
     const now = s.clock.now();
     await s.record([...outcomes('a', 0, 40, now), ...outcomes('b', 30, 10, now)]);
     await s.routing.refresh();
     expect(s.routing.stateOf('a')).toBe('open');
-    s.clock.advance(30_000);
+    // 40 calls over 5 minutes are too few to size the wait: it is the longest, openMaxMs.
+    s.clock.advance(39_000);
+    await s.routing.refresh();
+    expect(s.routing.stateOf('a')).toBe('open');
+    s.clock.advance(1_000);
     await s.routing.refresh();
     expect(s.routing.stateOf('a')).toBe('half-open');
-    const decisions = [];
-    for (let i = 0; i < 10; i++) decisions.push(await s.routing.route({ candidates: ['a', 'b'], requestId: `q${i}` }));
-    const probes = decisions.filter((d) => d.probe);
-    expect(probes.map((d) => d.channel)).toEqual(['a', 'a', 'a']);
-    expect(decisions.filter((d) => !d.probe).every((d) => d.channel === 'b')).toBe(true);
-    const at = s.clock.now();
-    await s.record(decisions.filter((d) => d.probe).map((_, i) => ({ channel: 'a', requestId: `q${i}`, status: 'success' as const, at })));
+    const rounds: number[] = [];
+    for (let round = 0; round < 5 && s.routing.stateOf('a') === 'half-open'; round++) {
+      const decisions = [];
+      for (let i = 0; i < 10; i++) decisions.push(await s.routing.route({ candidates: ['a', 'b'], requestId: `q${round}-${i}` }));
+      const probes = decisions.filter((d) => d.probe);
+      expect(probes.every((d) => d.channel === 'a')).toBe(true);
+      expect(decisions.filter((d) => !d.probe).every((d) => d.channel === 'b')).toBe(true);
+      rounds.push(probes.length);
+      s.clock.advance(1_000);
+      const at = s.clock.now();
+      await s.record(decisions.flatMap((d, i) => (d.probe ? [{ channel: 'a', requestId: `q${round}-${i}`, status: 'success' as const, at }] : [])));
+    }
+    expect(rounds).toEqual([1, 2, 3]);
     expect((await s.routing.breaker('a').state()).state).toBe('closed');
   });
 
