@@ -42,17 +42,20 @@ describe('positions, read from the Lua', () => {
 
   it("record.lua reads the record batch's values where layouts.ts puts them", () => {
     const ops = include('record.lua');
-    const [, clientCountValues, outcomeValues] = /local CLIENT_COUNT_VALUES, OUTCOME_VALUES = (\d+), (\d+)/.exec(ops)!;
+    const [, clientCountValues, outcomeValues, plainValues] = /local CLIENT_COUNT_VALUES, OUTCOME_VALUES, PLAIN_VALUES = (\d+), (\d+), (\d+)/.exec(ops)!;
     expect(Number(clientCountValues)).toBe(recordBatch.clientCountValues.length);
     expect(Number(outcomeValues)).toBe(recordBatch.outcomeValues.length);
+    // A plain success ends with its status: its code and group are left out.
+    expect(Number(plainValues)).toBe(recordBatch.outcomeValues.indexOf('status') + 1);
+    expect(Number(/local PLAIN_SUCCESS = (\d+)/.exec(ops)![1])).toBe(recordBatch.plainSuccess);
+    expect([StatusCode.Pending, StatusCode.Failure, StatusCode.Success]).not.toContain(recordBatch.plainSuccess);
     // Each outcome value, by the Lua local it lands in.
-    const luaName: Record<string, string> = { ledgerState: 'newState', ledgerField: 'field', ledgerShard: 'clientShard', ledgerKey: 'clientKey' };
+    const luaName: Record<string, string> = { ledgerState: 'newState', ledgerField: 'field', ledgerShard: 'clientShard', ledgerKey: 'clientKey', seriesGroup: 'group' };
     const offsets = new Map<string, number>();
-    for (const m of ops.matchAll(/local ([\w, ]+) = ((?:batch\[k(?: \+ \d)?\](?:, )?)+)/g)) {
+    for (const m of ops.matchAll(/^\s*(?:local )?(\w[\w, ]*) = ((?:batch\[k(?: \+ \d)?\](?:, )?)+)$/gm)) {
       const names = m[1].split(', ');
       [...m[2].matchAll(/batch\[k(?: \+ (\d))?\]/g)].forEach((b, i) => offsets.set(names[i], Number(b[1] ?? 0)));
     }
-    offsets.set('seriesGroup', Number(/groups\[batch\[k \+ (\d)\]\]/.exec(ops)![1]));
     recordBatch.outcomeValues.forEach((name, i) => expect([name, offsets.get(luaName[name] ?? name)]).toEqual([name, i]));
     // Client counts: the call passes batch[i + 1 … 5] to count-buckets' addClientCounts in its order.
     expect(ops).toMatch(/addClientCounts\(groups\[batch\[i \+ 1\]\], batch\[i \+ 2\], batch\[i \+ 3\], batch\[i \+ 4\], batch\[i \+ 5\]\)/);

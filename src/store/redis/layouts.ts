@@ -118,5 +118,7 @@ export function channelListArgs(prefixesBySlot: string[][]): Array<string | numb
 export const recordBatch = {
   clientCountValues: ['seriesGroup', 'second', 'successes', 'failures', 'records'],
   // No requestId: the script takes it from the ledger field, after the hash bytes (record.lua).
-  outcomeValues: ['code', 'status', 'ledgerState', 'ledgerField', 'ledgerShard', 'ledgerKey', 'seriesGroup'],
+  outcomeValues: ['ledgerState', 'ledgerField', 'ledgerShard', 'ledgerKey', 'status', 'code', 'seriesGroup'],
+  /** The status of a success without a code in the first series group, sent without its code and group. */
+  plainSuccess: 0,
 } as const;

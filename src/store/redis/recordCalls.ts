@@ -5,7 +5,7 @@
 // (docs/decisions/090-record-batches-and-calls.md, 064 for a cluster).
 import { StatusCode, type EngineSettings, type StoredOutcome } from '../ports/stats.js';
 import { countAsNew } from './clientCounts.js';
-import { ledgerField, ledgerShard, ledgerState } from './layouts.js';
+import { ledgerField, ledgerShard, ledgerState, recordBatch } from './layouts.js';
 import type { RedisReply } from './connection.js';
 import type { RedisStrategy } from './strategies.js';
 import type { PackWriter } from './msgpack.js';
@@ -78,8 +78,11 @@ export function packRecordPart(w: PackWriter, prefix: string, outcomes: StoredOu
   outcomes.forEach((o, i) => {
     const state = ledgerState.encode(o.at, o.status === StatusCode.Pending, o.status);
     const bits = ledgerField.hashBits(o.hash);
-    w.str(o.code).int(o.status).decimal(state).prefixedStr(bits, ledgerField.hashBytes, o.requestId);
+    w.decimal(state).prefixedStr(bits, ledgerField.hashBytes, o.requestId);
     const shard = layout ? ledgerShard.of(bits, layout) : 0;
-    w.int(shard).str(layout ? ledgerShard.key(prefix, shard) : '').int(groups[i]);
+    w.int(shard).str(layout ? ledgerShard.key(prefix, shard) : '');
+    // The common outcome leaves its status, code and group to recordBatch.plainSuccess.
+    if (o.status === StatusCode.Success && o.code === '' && groups[i] === 1) w.int(recordBatch.plainSuccess);
+    else w.int(o.status).str(o.code).int(groups[i]);
   });
 }

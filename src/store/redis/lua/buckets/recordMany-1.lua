@@ -26,7 +26,7 @@
 --@include record.lua
 local prefixes, sizes, batchArg = channelList(OP_ARGS)
 local batch = cmsgpack.unpack(ARGV[batchArg])
-local sweeps, ledgerReads = {}, {}
+local sweeps, ledgerReads, ledgerKeysOf = {}, {}, {}
 eachSlot(prefixes, sizes, function(slotPrefixes, offset)
   -- A quiet channel reads its three ledger keys for its one outcome: one MGET for the slot's channels.
   local ledgerKeys = {}
@@ -36,14 +36,16 @@ eachSlot(prefixes, sizes, function(slotPrefixes, offset)
   local sweep, got = anyPendingIn(slotPrefixes), redis.call('MGET', unpack(ledgerKeys))
   for c = 1, #slotPrefixes do
     sweeps[offset + c] = sweep
-    for k = 0, 2 do ledgerReads[3 * (offset + c) - k] = got[3 * c - k] end
+    for k = 0, 2 do
+      ledgerReads[3 * (offset + c) - k], ledgerKeysOf[3 * (offset + c) - k] = got[3 * c - k], ledgerKeys[3 * c - k]
+    end
   end
 end)
 local replies, i = {}, 1
 for c = 1, #prefixes do
   prefix = prefixes[c]
-  startLedgerChannel(ledgerReads[3 * c - 2] or '', ledgerReads[3 * c - 1] or '', ledgerReads[3 * c] or false)
-  startPendingChannel()
+  startLedgerChannel(ledgerReads[3 * c - 2] or '', ledgerReads[3 * c - 1] or '', ledgerReads[3 * c] or false,
+    ledgerKeysOf[3 * c - 2], ledgerKeysOf[3 * c - 1], ledgerKeysOf[3 * c])
   startFailureLogChannel()
   resetTallyCursor()
   if sweeps[c] then sweepTimeouts() end

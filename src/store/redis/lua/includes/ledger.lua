@@ -74,9 +74,14 @@ local function setSplits(count)
 end
 
 -- Points the ledger at `prefix`'s channel: a call that records several channels starts each with this,
--- and passes what it read for all of them at once ('' or false for a missing key; nil: read when needed).
-local function startLedgerChannel(written, previous, splitCount)
-  writtenKey, previousKey, splitsKey = ledgerStateKeys(prefix)
+-- and passes what it read for all of them at once ('' or false for a missing key; nil: read when needed)
+-- and the keys it read them from (nil: ledgerStateKeys').
+local function startLedgerChannel(written, previous, splitCount, keyWritten, keyPrevious, keySplits)
+  if keyWritten then
+    writtenKey, previousKey, splitsKey = keyWritten, keyPrevious, keySplits
+  else
+    writtenKey, previousKey, splitsKey = ledgerStateKeys(prefix)
+  end
   writtenBits, previousBits, writtenNow, shardKeys = written, previous, {}, {}
   splits = nil
   if splitCount ~= nil then setSplits(tonumber(splitCount) or 0) end
@@ -240,11 +245,23 @@ end
 -- is (a key built here cost ≈ 1 µs of Lua an outcome, docs/decisions/070; finding its shard from the
 -- field's hash ≈ 3 % of an outcome's instructions at 2,000 events/s, npm run bench:instructions);
 -- otherwise the script finds it.
-local function writeIfNew(field, newState, clientShard, clientKey, clientSplits)
-  readSplits()
-  local shard, key = clientShard, clientKey
+-- It runs once per outcome: shardWritten and writeShard are written out here, a Lua call each saved.
+local function writeIfNew(field, newState, shard, key, clientSplits)
+  if splits == nil then readSplits() end
   if splits ~= clientSplits then shard, key = shardOfField(field) end
-  local written = writeShard(shard, key, 'HSETNX', field, newState)
+  local known = writtenNow[shard]
+  if known == nil then
+    if writtenBits == nil then readWritten() end
+    known = bitSet(writtenBits, shard)
+  end
+  local written
+  if known then
+    written = redis.call('HSETNX', key, field, newState)
+  else
+    cleanShard(shard, key)
+    written = redis.call('HSETNX', key, field, newState)
+    keepShard(shard, key)
+  end
   if written == 1 and byteAt(field, 1) >= CHECKED_FROM_BYTE and splits < MAX_SPLITS then growIfFull(shard, key) end
   return written
 end

@@ -12,19 +12,20 @@
 -- A later outcome may carry other dims than the request's first (a retry with another payment method under
 -- the same id): what the first counted is taken back from the series it was counted in — a failure's from
 -- countedSeries, a pending's from its sweep record — and the new outcome counts in its own series.
--- provides: apply, sweepTimeouts, startPendingChannel
+-- provides: apply, sweepTimeouts
 -- requires: prefix, saveState, countTerminal, FAILURE, noteFailure, DUPLICATE, unnoteFailure, PENDING, tally,
 --           PENDING_TALLY, STARTED, OPEN_PENDING, int, pendingTimeout, keepFor, retentionTtlSec, claim,
 --           CLAIM_SAVES_STATE, ACCEPTED, markStarted, SUCCESS, CORRECTED, now, split, lookup, forget, fieldHash,
 --           ledgerField, countedSeries, CHANNEL_ONLY
 local pendKey      -- zset: request id → deadline (pending at + pendingTimeout)
 local pendInfoKey  -- hash: request id → its ledger hash bits \t series…, for the timeout sweep
+local pendFor      -- the channel prefix they belong to
 
--- Points the pending state at `prefix`'s channel (a call that records several channels starts each with this).
-local function startPendingChannel()
-  pendKey, pendInfoKey = prefix .. 'pend', prefix .. 'pinfo'
+-- Points the pending keys at `prefix`'s channel, when a step of the state machine first needs them: a call
+-- over many quiet channels mostly needs none, and two keys built per channel cost as much as its outcome.
+local function pendingKeys()
+  if pendFor ~= prefix then pendFor, pendKey, pendInfoKey = prefix, prefix .. 'pend', prefix .. 'pinfo' end
 end
-startPendingChannel()
 
 -- `stateSaved`: the strategy's claim() has already written the request's state.
 local function addTerminal(o, status, at, code, started, stateSaved)
@@ -49,6 +50,7 @@ local function removeFailure(o, at, series)
 end
 
 local function startPending(o, stateSaved)
+  pendingKeys()
   if not stateSaved then saveState(o, PENDING, o.at, 1) end
   for _, series in ipairs(o.series) do
     tally(PENDING_TALLY, series, o.at, STARTED, 1)
@@ -64,6 +66,7 @@ end
 -- The series a pending request is counted in, from its sweep record (written with it, in startPending).
 -- Without one, the channel's own: it counts every request.
 local function pendingSeries(id)
+  pendingKeys()
   local info = redis.call('HGET', pendInfoKey, id)
   if not info then return CHANNEL_ONLY end
   local parts = split(info, '\t')
@@ -72,6 +75,7 @@ end
 
 -- `series`: the ones the request's pending counted in.
 local function resolvePending(o, pendingAt, series)
+  pendingKeys()
   for _, one in ipairs(series) do tally(PENDING_TALLY, one, pendingAt, OPEN_PENDING, -1) end
   redis.call('ZREM', pendKey, o.id)
   redis.call('HDEL', pendInfoKey, o.id)
@@ -111,6 +115,7 @@ end
 -- the start of every call, reads included, because a channel that stopped answering sends nothing
 -- else that would trigger it. Bounded per call so a long silence cannot block Redis.
 local function sweepTimeouts()
+  pendingKeys()
   local due = redis.call('ZRANGEBYSCORE', pendKey, '-inf', int(now), 'WITHSCORES', 'LIMIT', 0, 2000)
   for i = 1, #due, 2 do
     local id, deadline = due[i], tonumber(due[i + 1])
