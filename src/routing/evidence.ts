@@ -99,10 +99,16 @@ function blend(ds: number[], df: number[], weights: number[], held: Break | unde
     }
     return { restS, restF };
   };
+  // Once the newer slices were empty and the next one agreed with the break, the break keeps speaking for them:
+  // a look's single failure must not let the minutes before the outage join behind it.
+  let leaning = false;
   for (let k = 0; k < ds.length; k++) {
     const n = ds[k]! + df[k]!;
-    if (n > 0 && rawS + rawF > 0 && shiftStatistic(rawS, rawF, ds[k]!, df[k]!) > shiftThreshold) return { s, f, broke: true, rawS, rawF, ...rest(k) };
-    if (k > 0 && n > 0 && rawS + rawF === 0 && held && shiftStatistic(held.s, held.f, ds[k]!, df[k]!) > shiftThreshold) return { s: held.s, f: held.f, broke: false, rawS, rawF, restS: 0, restF: 0 };
+    if (n > 0 && rawS + rawF > 0 && !leaning && shiftStatistic(rawS, rawF, ds[k]!, df[k]!) > shiftThreshold) return { s, f, broke: true, rawS, rawF, ...rest(k) };
+    if (k > 0 && n > 0 && (rawS + rawF === 0 || leaning) && held) {
+      if (shiftStatistic(held.s + rawS, held.f + rawF, ds[k]!, df[k]!) > shiftThreshold) return { s: s + held.s, f: f + held.f, broke: false, rawS, rawF, restS: 0, restF: 0 };
+      leaning = true;
+    }
     s += weights[k]! * ds[k]!;
     f += weights[k]! * df[k]!;
     rawS += ds[k]!;
