@@ -43,6 +43,10 @@ interface Break {
   f: number;
   /** What the older windows held when the break was first seen: the rate the series had before it. */
   before: { s: number; f: number };
+  /** Recalled with traffic behind it: the channel was back, not only a probe or two. */
+  back?: boolean;
+  /** Times it was back and fell again: a channel that flaps does not get its old rate back. */
+  falls?: number;
 }
 
 interface Blended {
@@ -136,6 +140,10 @@ const recoveredAt = Math.log(20);
  * stood before, few enough that a channel back at a lower rate than before shows it within a second of traffic.
  */
 const recalledStrength = 50;
+/** Outcomes since a recall that say traffic flowed again: a fall after that is a flap. */
+const backAfter = 20;
+/** A fall counts as a flap when it goes below this rate. */
+const flapBelow = 0.5;
 
 const none: Evidence = { success: 0, failure: 0, recentTotal: 0 };
 const recentWindowSec = 60;
@@ -239,6 +247,7 @@ export class EvidenceTracker {
     let f = blended.f;
     let couldBe: number | undefined;
     let recalled = false;
+    let backNow = false;
     if (held && rateOf(held.before.s, held.before.f) > rateOf(held.s, held.f)) {
       // Below what it was before its break: back once the outcomes since the break was last seen say so and
       // agree with the old rate — then the old evidence rejoins, so a recovered channel ranks where it stood
@@ -247,7 +256,14 @@ export class EvidenceTracker {
       const after = Math.max(1, this.slicesAfter(now - held.at));
       const sinceS = ds.slice(0, after).reduce((a, b) => a + b, 0);
       const sinceF = df.slice(0, after).reduce((a, b) => a + b, 0);
-      recalled = recoveryEvidence(sinceS, sinceF, held.before, held) >= recoveredAt && shiftStatistic(sinceS, sinceF, held.before.s, held.before.f) <= shiftThreshold;
+      // A flapper (back, then down again) is not recalled twice; the newest slice must agree too, as a fall
+      // right after a recovery is news the longer since-window would bury.
+      recalled =
+        !held.falls &&
+        recoveryEvidence(sinceS, sinceF, held.before, held) >= recoveredAt &&
+        shiftStatistic(sinceS, sinceF, held.before.s, held.before.f) <= shiftThreshold &&
+        shiftStatistic(ds[0]!, df[0]!, held.before.s, held.before.f) <= shiftThreshold;
+      if (recalled && sinceS + sinceF >= backAfter) backNow = true;
       if (recalled) {
         const weights = this.weights[this.halfLives.chosen(key)]!;
         s = 0;
@@ -267,11 +283,13 @@ export class EvidenceTracker {
         // down, seen now. A deeper fall replaces its evidence, keeping the rate from before. Anything else is
         // the outage aging into older windows, or a recovery not yet shown: the outage stays as it was.
         const stillDown = ds[0]! + df[0]! > 0 && shiftStatistic(ds[0]!, df[0]!, held.s, held.f) <= shiftThreshold;
-        if (stillDown) next.set(key, { ...held, at: now });
+        // Only a fall to a failed channel's rate (below one half) counts as a flap: drifts move by points.
+        const flapped = held.back && rateOf(held.s, held.f) < flapBelow ? 1 : 0;
+        if (stillDown) next.set(key, { ...held, at: now, back: false, falls: (held.falls ?? 0) + flapped });
         else if (rateOf(blended.rawS, blended.rawF) < rateOf(held.s, held.f)) next.set(key, { at: now, s: blended.s, f: blended.f, before: held.before });
         else next.set(key, held);
       } else next.set(key, { at: now, s: blended.s, f: blended.f, before: { s: blended.restS, f: blended.restF } });
-    } else if (held) next.set(key, held);
+    } else if (held) next.set(key, backNow && !held.back ? { ...held, back: true } : held);
     const brk = counts(own.rates[w.breaker]);
     const xBreaker = counts(excused?.rates[w.breaker]).failure;
     const stalePastBreak = channelBroken && !held && !blended.broke && recentTotal === 0;

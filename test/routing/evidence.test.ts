@@ -94,6 +94,41 @@ describe('break memory', () => {
     expect(firstFor(lower, card)).toBe('b');
   });
 
+  it('does not give a channel that flaps its old rate back a second time', async () => {
+    const s = createStack({ scoring: 'mean', exploration: 0 });
+    stacks.push(s);
+    const start = s.clock.now();
+    await s.record(history(start, card));
+    firstFor(s, card);
+    await s.routing.refresh();
+    const fall = async () => {
+      await s.record([...outcomes('a', 0, 12, s.clock.now(), { dims: card }), ...outcomes('b', 9, 1, s.clock.now(), { dims: card })]);
+      for (let second = 1; second <= 20; second++) {
+        s.clock.advance(1000);
+        // A look meets the dead channel once the successes before the fall have left the newest window.
+        if (second === 12) await s.record(outcomes('a', 0, 1, s.clock.now(), { dims: card }));
+        await s.routing.refresh();
+      }
+      expect(firstFor(s, card)).toBe('b');
+    };
+    const comeBack = async () => {
+      await s.record(outcomes('a', 3, 0, s.clock.now(), { dims: card }));
+      await s.routing.refresh();
+      return firstFor(s, card);
+    };
+    await fall();
+    expect(await comeBack()).toBe('a');
+    // Traffic flows again for 20 s (60 payments): a is back, not just through a probe or two.
+    for (let second = 1; second <= 20; second++) {
+      s.clock.advance(1000);
+      await s.record(outcomes('a', 3, 0, s.clock.now(), { dims: card }));
+      await s.routing.refresh();
+    }
+    await fall();
+    // Back once and down again: three successes no longer recall the old rate; a relearns on its own evidence.
+    expect(await comeBack()).toBe('b');
+  });
+
   it('lets a dims series with nothing recent lean on its channel when the channel broke', async () => {
     const s = createStack({ scoring: 'mean', exploration: 0 });
     stacks.push(s);
