@@ -62,7 +62,7 @@ function panels(levels: Thresholds): Panel[] {
     },
     {
       title: 'Routing decisions by reason',
-      description: 'best, explored, probe, fail-open, static: fail-open means every candidate\'s breaker was open.',
+      description: 'best, explored (a random exploration, or a look at a channel that was better before its break), probe (a half-open breaker\'s), fail-open (every candidate\'s breaker was open), static (the experiment\'s arm), cold-start, breaker-open:<channel>, override:<channel>.',
       type: 'timeseries', unit: 'reqps', width: 12,
       targets: [{ expr: 'sum by (reason) (rate(paypulse_route_decisions_total[$__rate_interval]))', legendFormat: '{{reason}}' }],
     },

@@ -69,6 +69,13 @@ export class HalfLifeChooser {
         scores[h] = scoreMemory * scores[h]! + logLikelihood(ds[0]!, df[0]!, s / (s + f));
       }
     }
+    return this.chosen(key);
+  }
+
+  /** The index `choose` last answered for the series in this absorption. */
+  chosen(key: string): number {
+    const scores = this.next.get(key);
+    if (!scores) return startIndex;
     let best = startIndex;
     for (let h = 0; h < scores.length; h++) if (scores[h]! > scores[best]!) best = h;
     return best;

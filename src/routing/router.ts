@@ -8,6 +8,7 @@ import { expectedValue, posteriorMean, posteriorOf, scoreProbability, type Evide
 import { defaultChannelRouting, type RoutingSettings } from './settings.js';
 import type { BreakerMode, BreakerState, RankedChannel, RouteDecision, RouteRequest } from './types.js';
 import { reasonOf, type ReasonContext } from './decisionCounts.js';
+import { probeBudget } from './breakerMachine.js';
 
 export interface BreakerLookup {
   /** The state this process knows for a channel's breaker in `scope` ('' for the channel's own). */
@@ -29,6 +30,8 @@ interface Scored extends RankedChannel {
   evidenced: boolean;
   /** Forced open by an operator in one of the payment's scopes. */
   forcedOpen: boolean;
+  /** Its evidence holds a break it has not shown it is back from: the rate it had before. */
+  couldBe: number | undefined;
 }
 
 /** What `decide` answers: the decision, and the half-open candidate it would probe if a lease is granted. */
@@ -44,9 +47,28 @@ function byRank(a: Scored, b: Scored): number {
   return stateOrder[a.state] - stateOrder[b.state] || b.score - a.score || b.priority - a.priority || a.tie - b.tie;
 }
 
+/** Channels whose candidacies are counted: bounded like the routed channels. */
+const maxCountedChannels = 1000;
+/** Each settle keeps this share of the previous rate estimate. */
+const rateMemory = 0.8;
+
+function finestWithOutcomes(levels: ReadonlyArray<Evidence | undefined>): Evidence | undefined {
+  for (let i = levels.length - 1; i >= 0; i--) {
+    const l = levels[i];
+    if (l && l.success + l.failure > 0) return l;
+  }
+  return undefined;
+}
+
 export class Router {
   private readonly plan: SeriesPlan;
   private readonly breakerPlan: SeriesPlan;
+  /** Decisions this instance made with the channel among the candidates, since the last settle. */
+  private readonly candidacies = new Map<string, number>();
+  /** Candidacies a second, smoothed over settles. */
+  private readonly candidacyRate = new Map<string, number>();
+  private readonly nextLookAt = new Map<string, number>();
+  private settledAt: number | undefined;
 
   constructor(
     private readonly settings: RoutingSettings,
@@ -95,20 +117,69 @@ export class Router {
       recentTotal: levels.at(-1)?.recentTotal ?? 0,
       evidenced: levels.some((l) => l !== undefined && l.success + l.failure > 0),
       forcedOpen,
+      couldBe: finestWithOutcomes(levels)?.couldBe,
     };
   }
 
-  decide(req: RouteRequest, ev: RoutingEvidence | undefined, stale: boolean): Draft {
+  /** Turns the candidacies counted since the last call into rates a second; called once a snapshot. */
+  settle(now: number): void {
+    const elapsedSec = this.settledAt === undefined ? 0 : (now - this.settledAt) / 1000;
+    this.settledAt = now;
+    if (elapsedSec <= 0) return;
+    for (const [channel, n] of this.candidacies) {
+      const before = this.candidacyRate.get(channel);
+      this.candidacyRate.set(channel, before === undefined ? n / elapsedSec : rateMemory * before + (1 - rateMemory) * (n / elapsedSec));
+    }
+    for (const channel of this.candidacyRate.keys()) if (!this.candidacies.has(channel)) this.candidacyRate.delete(channel);
+    this.candidacies.clear();
+    for (const channel of this.nextLookAt.keys()) if (!this.candidacyRate.has(channel)) this.nextLookAt.delete(channel);
+  }
+
+  private countCandidacies(candidates: string[]): void {
+    for (const c of candidates) {
+      const n = this.candidacies.get(c);
+      if (n !== undefined) this.candidacies.set(c, n + 1);
+      else if (this.candidacies.size < maxCountedChannels) this.candidacies.set(c, 1);
+    }
+  }
+
+  /**
+   * A closed candidate below the leader whose evidence holds a break, and whose rate before it would beat the
+   * leader: one look every time its candidacies here make `probeBudget` of them (the breaker's probe rounds'
+   * share), so a channel that came back is seen within seconds and a dead one costs half a percent.
+   */
+  private lookAt(closed: Scored[], now: number): Scored | undefined {
+    const leader = closed[0];
+    if (!leader) return undefined;
+    for (const c of closed) {
+      if (c === leader || c.couldBe === undefined || c.couldBe <= leader.rate) continue;
+      const rate = this.candidacyRate.get(c.channel);
+      if (!rate) continue;
+      // The first look waits an interval too: right after the break its failures are news enough.
+      const due = this.nextLookAt.get(c.channel);
+      if (due !== undefined && now < due) continue;
+      this.nextLookAt.set(c.channel, now + 1000 / (probeBudget * rate));
+      if (due !== undefined) return c;
+    }
+    return undefined;
+  }
+
+  decide(req: RouteRequest, ev: RoutingEvidence | undefined, stale: boolean, now: number): Draft {
     const { series, scopes } = this.levelsOf(req.dims);
+    this.countCandidacies(req.candidates);
     const scored = req.candidates.map((c) => this.scoreOne(c, req, series, scopes, ev));
     scored.sort(byRank);
     const { random, experimentShare, exploration } = this.settings;
     let arm: RouteDecision['arm'] = 'router';
     let explored = false;
     const closed = scored.filter((s) => s.state === 'closed');
+    let look: Scored | undefined;
     if (experimentShare > 0 && random() < experimentShare) {
       arm = 'static';
       this.promote(scored, this.byWeight(closed));
+    } else if ((look = this.lookAt(closed, now))) {
+      explored = true;
+      this.promote(scored, look);
     } else if (exploration > 0 && random() < exploration) {
       const short = closed.filter((s) => s.recentTotal < this.minSamples && s !== closed[0]);
       if (short.length > 0) {

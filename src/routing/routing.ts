@@ -161,6 +161,7 @@ export class Routing {
       for (let step = steps.next(); ; step = steps.next()) {
         if (step.done) {
           this.evidence = step.value;
+          this.router.settle(this.d.clock.now());
           break;
         }
         await setImmediate();
@@ -209,7 +210,7 @@ export class Routing {
   decide(req: RouteRequest): Draft {
     assertRouteRequest(req);
     for (const c of req.candidates) if (this.routed.size < maxRoutedChannels) this.routed.add(c);
-    return this.router.decide(req, this.evidence, this.stale);
+    return this.router.decide(req, this.evidence, this.stale, this.d.clock.now());
   }
 
   async route(req: RouteRequest): Promise<RouteDecision> {

@@ -9,6 +9,8 @@ export interface Evidence {
   failure: number;
   /** Outcomes in the recent window alone (unblended): how current the evidence is. */
   recentTotal: number;
+  /** The series holds a break that it has not shown it is back from: its rate before the break. */
+  couldBe?: number;
 }
 
 export interface Posterior {

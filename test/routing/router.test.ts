@@ -91,6 +91,39 @@ describe('router scores', () => {
 });
 
 describe('recovery', () => {
+  it('looks at a channel below the leader that was better before its break, at 0.5 % of its candidacies', async () => {
+    const looksAt = async (aBefore: number) => {
+      const s = stack({ exploration: 0 });
+      const start = s.clock.now();
+      // Ten minutes of history, a at `aBefore` and b at 90 %; then a fails twelve in a row.
+      for (let m = 1; m <= 10; m++) {
+        await s.record([...outcomes('a', Math.round(aBefore * 100), 100 - Math.round(aBefore * 100), start - m * 60_000), ...outcomes('b', 90, 10, start - m * 60_000)]);
+      }
+      await s.record(outcomes('a', 0, 12, start));
+      await s.routing.refresh();
+      let looks = 0;
+      // 20 decisions a second for a minute: one look every 1 / (0.005 × 20) = 10 s once the rate is known.
+      for (let second = 0; second < 60; second++) {
+        for (let i = 0; i < 20; i++) {
+          const d = s.routing.decide({ candidates: ['a', 'b'] }).decision;
+          if (d.explored) {
+            looks++;
+            expect(d.channel).toBe('a');
+          } else expect(d.channel).toBe('b');
+        }
+        s.clock.advance(1000);
+        await s.record(outcomes('b', 18, 2, s.clock.now()));
+        await s.routing.refresh();
+      }
+      return looks;
+    };
+    const looks = await looksAt(0.98);
+    expect(looks).toBeGreaterThanOrEqual(4);
+    expect(looks).toBeLessThanOrEqual(6);
+    // At 85 % before, a could not beat b's 90 % even if it came back: no look is worth its cost.
+    expect(await looksAt(0.85)).toBe(0);
+  });
+
   it('notices a recovered channel through exploration and moves traffic back to it', async () => {
     const { seededRandom } = await import('../../src/sim/random.js');
     const luck = seededRandom(7);
