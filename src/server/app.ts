@@ -59,6 +59,8 @@ export interface BuildAppOptions {
   snapshots?: Pick<SnapshotJob, 'stats'>;
   /** Reads the configuration again (POST /v1/admin/reload); absent: the route is not served. */
   reloadConfig?: () => ReloadReport;
+  /** Routes of the caller (the demo's webhook receiver), added before the app is ready. */
+  routes?: (app: FastifyInstance) => void;
 }
 
 /** What the app adds to Fastify, for startService, the demo and the parts built on the app (alerts publish on `hub`). */
@@ -220,6 +222,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   installRequestHandling(app, config, metrics);
   await registerOpenApi(app);
   registerApiRoutes(app, options, context, pages, clock);
+  options.routes?.(app);
   await registerDashboard(app);
   logFailedRequests(app);
   await app.ready();
