@@ -57,7 +57,6 @@ export function createDemoReceiver(now: () => number): DemoReceiver {
         received.length = Math.min(received.length, kept);
         return { received: true };
       });
-      app.get('/v1/demo/notifications', async () => ({ notifications: received }));
     },
   };
 }
