@@ -38,6 +38,11 @@ const usualCodes: Array<[string, number]> = [['insufficient_funds', 4], ['do_not
 /** Requests remembered between their `pending` record and their outcome; older ones are forgotten first. */
 const rememberedRequests = 20_000;
 
+/** `stripe-card-8r8k` → `card-8r8k`: the simulator's sequence is unique across its channels. */
+function paymentId(simulated: string): string {
+  return `card-${simulated.slice(simulated.lastIndexOf('-') + 1)}`;
+}
+
 export interface DemoStory {
   /** The incident in force at `at`, if any. */
   incidentAt(at: number): { channel: string; from: number; to: number } | undefined;
@@ -79,7 +84,15 @@ export function createDemoStory(options: StoryOptions): DemoStory {
     async routeBatch(outcomes) {
       const out: Outcome[] = [];
       // In order: a payment's `pending` record comes before its outcome and decides its channel.
-      for (const o of outcomes) out.push(routed.includes(o.channel) ? outcomeOn(o, await channelFor(o.requestId)) : o);
+      for (const o of outcomes) {
+        if (!routed.includes(o.channel)) {
+          out.push(o);
+          continue;
+        }
+        // The simulator named the payment after the acquirer it drew; the router chooses it now.
+        const requestId = paymentId(o.requestId);
+        out.push(outcomeOn({ ...o, requestId }, await channelFor(requestId)));
+      }
       return out;
     },
   };
