@@ -1,7 +1,7 @@
 // Screenshots of the demo during an incident, for the docs: `npx tsx scripts/demo-screenshots.ts`. Starts the
 // demo on a free port with its incident a few seconds in, opens the dashboard in headless Chromium, and saves
 // docs/images/demo-incident.png once the alert has fired and the router has moved the payments away, then
-// docs/images/demo-resolved.png once it resolved. Not a test: it rewrites tracked files on purpose.
+// docs/images/demo-resolved.png once no alert fires any more. Not a test: it rewrites tracked files on purpose.
 import { fileURLToPath } from 'node:url';
 import { startDemo } from '../src/cli/demo.js';
 import { defaultConfig } from '../src/server/config.js';
@@ -35,7 +35,7 @@ try {
   await sleep(11_000);
   await page.screenshot({ path: image('demo-incident.png'), fullPage: true });
   console.log(`saved ${image('demo-incident.png')}`);
-  await until('the alert to resolve', () => received('resolved'), 300_000);
+  await until('every alert to resolve', () => received('resolved') && (demo.pulse.alerts?.active() ?? []).length === 0, 300_000);
   await sleep(11_000);
   await page.screenshot({ path: image('demo-resolved.png'), fullPage: true });
   console.log(`saved ${image('demo-resolved.png')}`);
