@@ -21,7 +21,7 @@ function authHeaders() {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
-async function getJson(path) {
+export async function getJson(path) {
   let response = await fetch(path, { headers: { accept: 'application/json', ...authHeaders() } });
   if (response.status === 401 && askToken()) {
     response = await fetch(path, { headers: { accept: 'application/json', ...authHeaders() } });

@@ -4,6 +4,7 @@
 import { AlertsPanel, markerText } from './alerts.js';
 import { fetchAlerts, fetchBreakers, fetchChannels, fetchCodesOf, fetchShares, openStream } from './api.js';
 import { RoutingPanel } from './routingPanel.js';
+import { NotificationsPanel } from './notifications.js';
 import { ChannelView } from './channelView.js';
 import { RateChart } from './chart.js';
 import { StoreBanner } from './storeBanner.js';
@@ -107,9 +108,14 @@ async function main() {
   refreshAlerts().then((alerts) => {
     for (const a of alerts ?? []) chart.mark(a.since, a.level, markerText({ ...a, transition: 'firing' }));
   });
+  const notifications = new NotificationsPanel({ panel: $('notifications'), list: $('notifications-list') });
+  notifications.refresh();
+  setInterval(() => notifications.refresh(), 5_000);
   const onAlert = (event) => {
     chart.mark(event.at, event.level, markerText(event));
     refreshAlerts();
+    // Delivery follows the transition by a moment: read the receiver again once it has had it.
+    setTimeout(() => notifications.refresh(), 1_000);
   };
 
   let lastEventAt = null;

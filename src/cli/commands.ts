@@ -48,9 +48,9 @@ export async function serveCommand(options: LoadConfigOptions = {}): Promise<Run
 
 /** `paypulse demo`: like serve, plus simulated traffic; prints the dashboard URL on stdout. */
 export async function demoCommand(options: LoadConfigOptions & DemoOptions): Promise<RunningDemo> {
-  const { traffic, backfillMinutes, tickMs, clock, ...configOptions } = options;
+  const { traffic, backfillMinutes, tickMs, clock, schedule, seed, ...configOptions } = options;
   const config = loadConfig(configOptions);
-  const demo = await startDemo(config, { traffic, backfillMinutes, tickMs, clock });
+  const demo = await startDemo(config, { traffic, backfillMinutes, tickMs, clock, schedule, seed });
   process.stdout.write(`\nPayPulse demo: open ${demo.url}/ (API docs at ${demo.url}/docs). Ctrl-C stops it.\n\n`);
   closeOnSignals('paypulse demo', demo.close);
   return demo;

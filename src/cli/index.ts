@@ -20,23 +20,28 @@ function addDemo(program: Command): void {
     .option('--config <file>', 'JSON or YAML configuration file (or PAYPULSE_CONFIG)')
     .option('--port <port>', 'HTTP port (default 8080, or PORT)', int)
     .option('--seed <n>', 'traffic seed', int)
-    .option('--incident-every <seconds>', 'one channel degrades this often', int, 240)
+    .option('--first-incident <seconds>', 'the routed acquirer first fails this long after the start', int, 60)
+    .option('--incident-every <seconds>', 'it fails again this often', int, 360)
+    .option('--incident-lasts <seconds>', 'each failure lasts this long', int, 120)
     .option('--no-table', 'do not print the live table in the terminal')
     .action(async (o) => {
       const { demoCommand } = await import('./commands.js');
       const { createTraffic } = await import('../sim/traffic.js');
       const { startLiveTable } = await import('./liveTable.js');
-      const traffic = createTraffic({ seed: o.seed ?? Date.now() % 100_000, incidentEveryMs: o.incidentEvery * 1000 });
+      const seed = o.seed ?? Date.now() % 100_000;
+      // The story's incident (demoStory.ts) is the one incident: the simulator's own rotation is off.
+      const traffic = createTraffic({ seed, incidentEveryMs: 0 });
+      const schedule = { firstAfterMs: o.firstIncident * 1000, everyMs: Math.max(1, o.incidentEvery) * 1000, lastsMs: o.incidentLasts * 1000 };
       // Logs go to stdout as JSON; in the demo only warnings, so the table stays readable.
       const logLevel = process.env.PAYPULSE_LOG_LEVEL ? undefined : ('warn' as const);
       const { loadConfig } = await import('../server/config.js');
       const configOptions = { configPath: o.config, overrides: { port: o.port, logLevel } };
       const { thresholds } = loadConfig(configOptions);
-      const demo = await demoCommand({ ...configOptions, traffic });
+      const demo = await demoCommand({ ...configOptions, traffic, schedule, seed });
       if (o.table) {
         const stop = startLiveTable(demo.pulse, thresholds, () => {
-          const incident = traffic.incidentAt(Date.now());
-          return incident ? `incident: ${incident.channel} is degraded` : `one channel degrades every ${o.incidentEvery} s`;
+          const incident = demo.story.incidentAt(Date.now());
+          return incident ? `incident: ${incident.channel} is failing; the router moves card payments away` : `stripe-card fails every ${o.incidentEvery} s`;
         });
         process.once('SIGINT', stop);
       }

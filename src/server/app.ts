@@ -59,6 +59,10 @@ export interface BuildAppOptions {
   snapshots?: Pick<SnapshotJob, 'stats'>;
   /** Reads the configuration again (POST /v1/admin/reload); absent: the route is not served. */
   reloadConfig?: () => ReloadReport;
+  /** Routes of the caller (the demo's webhook receiver), added before the app is ready. */
+  routes?: (app: FastifyInstance) => void;
+  /** What the demo's receiver received, for the page's Notifications panel; absent: not the demo. */
+  notifications?: () => readonly unknown[];
 }
 
 /** What the app adds to Fastify, for startService, the demo and the parts built on the app (alerts publish on `hub`). */
@@ -220,6 +224,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   installRequestHandling(app, config, metrics);
   await registerOpenApi(app);
   registerApiRoutes(app, options, context, pages, clock);
+  options.routes?.(app);
+  // Answered by every service, so the page asks without a 404: `demo: false` keeps its panel hidden.
+  app.get('/v1/demo/notifications', { schema: { summary: "Notifications the demo's own webhook receiver received, newest first", response: { 200: { type: 'object', additionalProperties: true } } } },
+    async () => ({ demo: Boolean(options.notifications), notifications: options.notifications?.() ?? [] }));
   await registerDashboard(app);
   logFailedRequests(app);
   await app.ready();

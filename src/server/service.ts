@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { openHistory, startSnapshotJob, type HistoryStore, type SnapshotJob } from '../history/index.js';
 import { createPulse, type Pulse } from '../pulse.js';
 import type { PulseOptions } from '../options.js';
-import { buildApp } from './app.js';
+import { buildApp, type BuildAppOptions } from './app.js';
 import { defaultLevels } from './configLevels.js';
 import type { LoadConfigOptions, ServiceConfig } from './config.js';
 import { createConfigReloader, type ConfigReloader, type ReloadReport } from './reload.js';
@@ -24,6 +24,9 @@ export interface StartServiceOptions {
   logger?: Logger;
   /** How `config` was loaded, so SIGHUP and POST /v1/admin/reload can read it again (`paypulse serve` passes it). */
   reloadFrom?: LoadConfigOptions;
+  /** Routes of the caller, served beside the service's own (the demo's webhook receiver). */
+  routes?: BuildAppOptions['routes'];
+  notifications?: BuildAppOptions['notifications'];
 }
 
 export interface RunningService {
@@ -72,7 +75,7 @@ function kitDatabaseOf(config: ServiceConfig, history: HistoryStore): PulseOptio
 }
 
 /** Opens the parts in order and listens; on a failure, closes what was opened, newest first. */
-async function openParts(config: ServiceConfig, clock: Clock, logger: Logger, reloadFrom: LoadConfigOptions | undefined): Promise<ServiceParts> {
+async function openParts(config: ServiceConfig, clock: Clock, logger: Logger, reloadFrom: LoadConfigOptions | undefined, extra: Pick<BuildAppOptions, 'routes' | 'notifications'> = {}): Promise<ServiceParts> {
   const metrics = createServiceMetrics();
   const { redisUrl: redis, namespace, strategy, windows, minSamples, recordTimeoutMs, maxChannels, maxDimensionValues, dimensions } = config;
   // Per-channel levels reach the alerts through config.alerts (src/server/configLevels.ts).
@@ -111,7 +114,7 @@ async function openParts(config: ServiceConfig, clock: Clock, logger: Logger, re
     });
     opened.push(() => snapshots.stop());
     const reloader = createConfigReloader({ config, source: reloadFrom, pulse, logger, onResult: registerReloadMetrics(metrics.registry) });
-    const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots, reloadConfig: () => reloader.reload() });
+    const app = await buildApp({ pulse, metrics, history, config, logger, clock, snapshots, reloadConfig: () => reloader.reload(), ...extra });
     opened.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
     const streamIngest = config.stream && redis ? await openStreamIngest({ redisUrl: redis, namespace, settings: config.stream, recorder: pulse, dataDir, logger }) : undefined;
@@ -168,7 +171,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'paypulse' } });
   // A copy: reloads update it in place, and the caller's object stays what it passed.
   const live: ServiceConfig = { ...config };
-  const parts = await openParts(live, clock, logger, options.reloadFrom);
+  const parts = await openParts(live, clock, logger, options.reloadFrom, options);
   const address = parts.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = urlOf(config.host, port);

@@ -1,7 +1,9 @@
 // The on-call's page, in real Chromium against a service with a token: a failing acquirer the router moved
 // payments away from shows in the alerts panel with what routing did, and the routing panel draws each channel's
-// share of routed payments with the leader change. Screenshot: docs/images/oncall-routing.png.
-import { fileURLToPath } from 'node:url';
+// share of routed payments with the leader change.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, startService, type RunningService } from '../../src/server/index.js';
 import { launchChromium, openDashboard, type Browser } from './chromium.js';
@@ -71,7 +73,10 @@ describe("the on-call's page", () => {
     await row.locator('.since').getByText(/^alert since \d\d:\d\d:\d\d/).waitFor();
     await expect(row.locator('.share').textContent()).resolves.toMatch(/^routed \d+(\.\d)? %$/);
     await page.locator('#routing').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: fileURLToPath(new URL('../../docs/images/oncall-routing.png', import.meta.url)), fullPage: true });
+    // Into a temp dir: a test must not rewrite tracked files (the docs' screenshots come from scripts/demo-screenshots.ts).
+    const shots = mkdtempSync(join(tmpdir(), 'paypulse-oncall-'));
+    await page.screenshot({ path: join(shots, 'oncall-routing.png'), fullPage: true });
+    rmSync(shots, { recursive: true, force: true });
     // The page's first read is answered 401 before it asks for the token: the browser logs that one.
     expect(browser.problems.filter((p) => !p.includes('status of 401'))).toEqual([]);
   }, 90_000);

@@ -6,6 +6,7 @@ import { startDemo, type RunningDemo } from '../../src/cli/demo.js';
 import { feedRange, type TrafficSource } from '../../src/cli/feed.js';
 import { createIngestClient, IngestError } from '../../src/cli/ingestClient.js';
 import type { Outcome } from '../../src/types.js';
+import { createTraffic, demoChannels } from '../../src/sim/traffic.js';
 
 /** One outcome every 10 s of simulated time per channel (at …5 s, off window edges), every 4th a failure. */
 function steadyTraffic(channels: string[]): TrafficSource {
@@ -79,4 +80,44 @@ describe('startDemo', () => {
     expect(error).toBeInstanceOf(IngestError);
     expect((error as IngestError).status).toBe(400);
   });
+});
+
+describe("the demo's story", () => {
+  let demo: RunningDemo;
+  const clock = new ManualClock(t0);
+  const cards = demoChannels.filter((c) => c.name === 'stripe-card' || c.name === 'adyen-card');
+  beforeAll(async () => {
+    demo = await startDemo(
+      { ...defaultConfig, port: 0, logLevel: 'silent' },
+      { traffic: createTraffic({ seed: 3, channels: cards, incidentEveryMs: 0 }), clock, tickMs: 10, backfillMinutes: 5, schedule: { firstAfterMs: 20_000, lastsMs: 60_000, everyMs: 3_600_000 } },
+    );
+  }, 60_000);
+  afterAll(async () => demo?.close());
+
+  it('fires, is routed around and resolves, each notification received by the demo receiver', async () => {
+    const summaries = () => demo.receiver.received.map((n) => `${n.transition} ${n.summary}`).reverse();
+    let routedAway = false;
+    for (let s = 0; s < 300 && !demo.receiver.received.some((n) => n.transition === 'resolved'); s++) {
+      const sent = demo.feed.sent;
+      clock.advance(1_000);
+      await vi.waitFor(() => expect(demo.feed.sent).toBeGreaterThan(sent), { timeout: 5_000 });
+      await demo.pulse.snapshots.refresh();
+      await demo.pulse.alerts!.evaluate();
+      routedAway ||= demo.pulse.alerts!.active().some((a) => a.channel === 'stripe-card' && a.routing?.drained === true);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await vi.waitFor(() => expect(demo.receiver.received.some((n) => n.transition === 'resolved')).toBe(true), { timeout: 5_000 });
+    const told = summaries();
+    expect(told[0]).toMatch(/^firing .*stripe-card/);
+    expect(routedAway).toBe(true);
+    expect(told.at(-1)).toMatch(/^resolved .*stripe-card/);
+    expect(demo.receiver.received.every((n) => n.verified && n.channel === 'stripe-card')).toBe(true);
+    // The routing panel's source: the router moved the card payments to adyen-card during the incident.
+    const shares = await (await fetch(`${demo.url}/v1/routing/shares`)).json();
+    expect(shares.leaderChanges.some((c: { to: string }) => c.to === 'adyen-card')).toBe(true);
+    const page = await (await fetch(`${demo.url}/v1/demo/notifications`)).json();
+    expect(page.demo).toBe(true);
+    expect(page.notifications.length).toBe(demo.receiver.received.length);
+    console.log(told.join('\n'));
+  }, 180_000);
 });
