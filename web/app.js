@@ -120,7 +120,7 @@ async function main() {
 
   let lastEventAt = null;
   let lastAsOf = null;
-  const routingPanel = new RoutingPanel({ figure: $('routing-chart'), legend: $('routing-legend'), empty: $('routing-empty') });
+  const routingPanel = new RoutingPanel({ figure: $('routing-chart'), legend: $('routing-legend'), empty: $('routing-empty') }, (channel) => chart.colours.get(channel));
   const refreshRouting = () => fetchShares()
     .then((report) => table.setShares(routingPanel.update(report, lastAsOf ?? Date.now())))
     .catch((error) => {

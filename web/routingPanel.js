@@ -40,14 +40,21 @@ export function sharesNow(report, channels) {
 }
 
 export class RoutingPanel {
-  /** @param {{ figure: HTMLElement, legend: HTMLElement, empty: HTMLElement }} elements */
-  constructor(elements) {
+  /**
+   * @param {{ figure: HTMLElement, legend: HTMLElement, empty: HTMLElement }} elements
+   * @param {(channel: string) => number | undefined} slotOnRateChart a channel's palette slot on the rate chart,
+   *   so one channel wears one colour on the whole page
+   */
+  constructor(elements, slotOnRateChart = () => undefined) {
     this.elements = elements;
+    this.slotOnRateChart = slotOnRateChart;
     this.colours = new Map();
   }
 
   colourOf(channel) {
     const palette = getComputedStyle(document.documentElement).getPropertyValue('--series').split(',').map((c) => c.trim());
+    const slot = this.slotOnRateChart(channel);
+    if (slot !== undefined) return palette[slot % palette.length];
     if (!this.colours.has(channel)) this.colours.set(channel, colourSlot(channel, new Set(this.colours.values()), palette.length));
     return palette[this.colours.get(channel)];
   }

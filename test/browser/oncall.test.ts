@@ -68,6 +68,13 @@ describe("the on-call's page", () => {
     await page.locator('#routing-chart[data-channels="2"]').waitFor({ timeout: 20_000 });
     await expect(page.locator('#routing-legend li[data-channel="acq-b"]').textContent()).resolves.toMatch(/acq-b: \d+(\.\d)? % of payments now/);
     expect(await page.locator('#routing-chart polyline').count()).toBe(2);
+    // One channel, one colour: its routing swatch is its line's colour on the rate chart.
+    const colours = await page.evaluate(() => {
+      const onChart = Object.fromEntries([...document.querySelectorAll('#chart .u-legend .u-series')].map((tr) => [tr.querySelector('.u-label')?.textContent?.replace(/:$/, ''), getComputedStyle(tr.querySelector('.u-marker')!).borderColor]));
+      return [...document.querySelectorAll<HTMLElement>('#routing-legend li[data-channel]')].map((li) => [getComputedStyle(li.querySelector('.swatch')!).backgroundColor, onChart[li.dataset.channel!]]);
+    });
+    expect(colours).toHaveLength(2);
+    for (const [swatch, line] of colours) expect(swatch).toBe(line);
     // Every row says since when, and its share of routed payments.
     const row = page.getByRole('row').filter({ has: page.getByRole('button', { name: 'acq-a', exact: true }) });
     await row.locator('.since').getByText(/^alert since \d\d:\d\d:\d\d/).waitFor();
