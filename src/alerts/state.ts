@@ -33,8 +33,13 @@ export interface AlertState {
   basis?: RateBasis;
   /** Filled by the instance that notified the firing or escalation; see evidence.ts. */
   evidence?: unknown;
-  /** When an instance first saw the router drain the channel: from then on only its newest outcomes end the alert. */
+  /** When an instance first saw the router drain the channel of the firing alert: from then on only its newest outcomes end it. */
   drainedSince?: number;
+  /**
+   * The newest evaluation at which the router kept traffic away from the channel, firing or not: until the long
+   * window no longer reaches back to it, the newest outcomes judge the series (drained.ts).
+   */
+  drainedAt?: number;
 }
 
 export const initialState: AlertState = { rank: 0, since: null, levelSince: null, recent: [], slot: -1, lastNotifiedAt: null };
@@ -72,7 +77,7 @@ export function stepAlert(
   const seen = Math.max(...recent.map(([fast, slow]) => Math.max(fast, slow))) as Rank;
   const basis = toBasis(observation) ?? previous.basis;
   const next: AlertState = { ...previous, recent, slot: at.slot, ...(basis ? { basis } : {}) };
-  if (observation.drained && next.drainedSince === undefined) next.drainedSince = at.nowMs;
+  if (observation.drained) next.drainedAt = at.nowMs;
   let transition: Transition | undefined;
 
   if (target > previous.rank) {
@@ -95,9 +100,10 @@ export function stepAlert(
   } else if (previous.rank > 0 && !at.muted && (previous.lastNotifiedAt === null || at.nowMs - previous.lastNotifiedAt >= rules.repeatEveryMs)) {
     transition = 'reminder';
   }
+  if (observation.drained && next.rank > 0) next.drainedSince ??= at.nowMs;
   if (transition === 'firing') next.lastNotifiedAt = at.muted ? null : at.nowMs;
   else if (transition && !at.muted) next.lastNotifiedAt = at.nowMs;
-  const changed = !(isIdle(previous) && isIdle(next));
+  const changed = !(isIdle(previous) && isIdle(next)) || next.drainedAt !== previous.drainedAt;
   return { state: next, ...(transition ? { transition } : {}), changed };
 }
 

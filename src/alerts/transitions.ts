@@ -51,18 +51,22 @@ function routingOf(ctx: StepContext, t: Target, since: number | null, nowMs: num
 }
 
 /**
- * A rate alert of a channel the router drains is judged on its newest outcomes. An instance that does not route
- * for the channel goes by what the one that did stored (`drainedSince`). A store that cannot answer holds a
- * firing alert where it is.
+ * A rate alert of a channel the router drains is judged on its newest outcomes, and so it stays while the long
+ * window still holds the time it was drained (drained.ts). An instance that does not route for the channel goes
+ * by what the one that did stored (`drainedSince`, `drainedAt`). A store that cannot answer holds a firing alert
+ * where it is.
  */
 async function observationOf(ctx: StepContext, t: Target, previous: AlertState, nowMs: number): Promise<Observation> {
   if (t.rule !== 'rate' || !ctx.recent) return t.observation;
   const routing = ctx.lens?.contextOf(t.channel, previous.since, nowMs);
-  if (!(routing ? routing.drained : previous.drainedSince !== undefined)) return t.observation;
+  const drained = routing ? routing.drained : previous.drainedSince !== undefined;
+  const remembered = previous.drainedAt !== undefined && nowMs - previous.drainedAt < windowSecOf(ctx.rules.window) * 1000;
+  if (!drained && !remembered) return t.observation;
   try {
-    return await drainedObservation(ctx.recent, t.channel, t.dims, t.observation, previous, ruleFor(ctx.rules, t.channel), ctx.rules);
+    return await drainedObservation(ctx.recent, t.channel, t.dims, t.observation, previous, ruleFor(ctx.rules, t.channel), ctx.rules, drained);
   } catch {
-    return previous.rank > 0 ? { fast: previous.rank, slow: previous.rank, drained: true } : t.observation;
+    const flag = drained ? { drained: true } : {};
+    return previous.rank > 0 ? { fast: previous.rank, slow: previous.rank, ...flag } : { ...t.observation, ...flag };
   }
 }
 
