@@ -254,14 +254,9 @@ local function writeIfNew(field, newState, shard, key, clientSplits)
     if writtenBits == nil then readWritten() end
     known = bitSet(writtenBits, shard)
   end
-  local written
-  if known then
-    written = redis.call('HSETNX', key, field, newState)
-  else
-    cleanShard(shard, key)
-    written = redis.call('HSETNX', key, field, newState)
-    keepShard(shard, key)
-  end
+  if not known then cleanShard(shard, key) end
+  local written = redis.call('HSETNX', key, field, newState)
+  if not known then keepShard(shard, key) end
   if written == 1 and byteAt(field, 1) >= CHECKED_FROM_BYTE and splits < MAX_SPLITS then growIfFull(shard, key) end
   return written
 end
