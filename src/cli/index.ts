@@ -36,10 +36,10 @@ function addDemo(program: Command): void {
       const logLevel = process.env.PAYPULSE_LOG_LEVEL ? undefined : ('warn' as const);
       const { loadConfig } = await import('../server/config.js');
       const configOptions = { configPath: o.config, overrides: { port: o.port, logLevel } };
-      const { thresholds } = loadConfig(configOptions);
+      const { token } = loadConfig(configOptions);
       const demo = await demoCommand({ ...configOptions, traffic, schedule, seed });
       if (o.table) {
-        const stop = startLiveTable(demo.pulse, thresholds, () => {
+        const stop = startLiveTable(demo.url, token, () => {
           const incident = demo.story.incidentAt(Date.now());
           return incident ? `incident: ${incident.channel} is failing; the router moves card payments away` : `stripe-card fails every ${o.incidentEvery} s`;
         });

@@ -102,3 +102,44 @@ describe('paypulse top past the page size', () => {
     expect(text).toContain('1 of 2 channels: the worst ones');
   });
 });
+
+// The row's state is the server's verdict (stats/verdict.ts via GET /v1/channels), the one the dashboard paints
+// and the alerts decide on: not the plain grade of a rate the terminal used to compute.
+describe('paypulse top grades rows by the verdict', () => {
+  let alerted: RunningService;
+  beforeAll(async () => {
+    alerted = await startService({ ...defaultConfig, port: 0, logLevel: 'silent', alerts: { evaluateEvery: '5s' } });
+    const now = Date.now();
+    const outcomes = [
+      // 88 % of 130: the plain rate is below warn (95 %), its z-4 interval reaches 95 %: the alerts say OK.
+      ...Array.from({ length: 130 }, (_, i) => ({ channel: 'wallet-z', requestId: `w${i}`, status: i < 114 ? 'success' : 'failure', at: now - i * 10 })),
+      // 20 % of 150, the failures named: critical, and its alert fires at the first evaluation.
+      ...Array.from({ length: 150 }, (_, i) => ({
+        channel: 'bank-x', requestId: `b${i}`, status: i < 30 ? 'success' : 'failure', at: now - i * 10,
+        ...(i < 30 ? {} : { code: i % 3 ? 'issuer_unavailable' : 'do_not_honor' }),
+      })),
+      // 30 outcomes at 50 %: too few for a level.
+      ...Array.from({ length: 30 }, (_, i) => ({ channel: 'alipay', requestId: `a${i}`, status: i % 2 ? 'success' : 'failure', at: now - i * 10 })),
+    ];
+    const res = await fetch(`${alerted.url}/v1/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcomes }) });
+    expect(res.status).toBe(200);
+    await waitForChannels(alerted.url, 3);
+    await alerted.pulse.snapshots.refresh();
+    await alerted.pulse.alerts!.evaluate();
+    expect(alerted.pulse.alerts!.active().map((a) => a.channel)).toEqual(['bank-x']);
+  }, 60_000);
+  afterAll(async () => {
+    await alerted?.close();
+  });
+
+  it('shows each row in the state the server judged it, with the alert and its codes', async () => {
+    let text = '';
+    await runTop({ target: alerted.url, once: true, write: (chunk) => (text += chunk) });
+    const rowOf = (channel: string) => text.split('\n').find((line) => line.startsWith(`${channel} `)) ?? '';
+    expect(rowOf('wallet-z')).toMatch(/^wallet-z +OK +since \d\d:\d\d:\d\d .*87\.7%/);
+    expect(rowOf('bank-x')).toMatch(/^bank-x +CRITICAL · alert +since \d\d:\d\d:\d\d /);
+    expect(rowOf('bank-x')).toMatch(/issuer_unavailable 67%, do_not_honor 33%$/);
+    expect(rowOf('alipay')).toMatch(/^alipay +few samples /);
+    expect(text.split('\n')[0]).toMatch(/^channel +state +since .*top codes \(5m\)$/);
+  });
+});
