@@ -43,13 +43,13 @@ function panels(levels: Thresholds): Panel[] {
       title: 'Outcomes per second by channel and status',
       description: 'Outcomes handed to the store, summed over instances (before de-duplication).',
       type: 'timeseries', unit: 'reqps', width: 12,
-      targets: [{ expr: `sum by (channel, status) (rate(paypulse_outcomes_received_total{${channelFilter}}[$__rate_interval]))`, legendFormat: '{{channel}} {{status}}' }],
+      targets: [{ expr: `sum by (channel, status) (rate(paypulse_outcomes_total{${channelFilter}}[$__rate_interval]))`, legendFormat: '{{channel}} {{status}}' }],
     },
     {
       title: 'Failures by code',
-      description: 'Failed outcomes per second by decline code: which codes an incident is made of (10 codes a channel, then _other).',
+      description: 'Failed outcomes per second by decline code: which codes an incident is made of (10 codes a channel, then other).',
       type: 'timeseries', unit: 'reqps', width: 12,
-      targets: [{ expr: `topk(10, sum by (channel, code) (rate(paypulse_failure_codes_total{${channelFilter}}[$__rate_interval])))`, legendFormat: '{{channel}} {{code}}' }],
+      targets: [{ expr: `topk(10, sum by (channel, code) (rate(paypulse_outcomes_total{status="failure", ${channelFilter}}[$__rate_interval])))`, legendFormat: '{{channel}} {{code}}' }],
     },
     {
       title: 'Share of routed traffic by channel',

@@ -53,7 +53,10 @@ describe('paypulse dashboard', () => {
     const read = new Set(dashboardQueries(levels).flatMap((q) => [...q.matchAll(/\bpaypulse_[a-z_]+/g)].map((m) => m[0])));
     expect(read.size).toBeGreaterThan(8);
     expect([...read].filter((name) => !exported.has(name))).toEqual([]);
-    expect(text).toContain('paypulse_failure_codes_total{channel="acq-b",code="do_not_honor"}');
+    expect(text).toContain('paypulse_outcomes_total{channel="acq-b",status="failure",code="do_not_honor"}');
+    // The codes panel reads the one outcomes counter, not the failure-codes counter it replaced.
+    expect(read.has('paypulse_outcomes_total')).toBe(true);
+    expect(read.has('paypulse_failure_codes_total')).toBe(false);
     expect(text).toMatch(/paypulse_route_decisions_total\{channel="acq-[ab]",reason="(best|explored)"\} 1/);
   });
 

@@ -185,15 +185,16 @@ describe.each(engines)('POST /v1/outcomes on $name', (engine) => {
     const metrics = (await t.app.inject({ url: '/metrics' })).body;
     expect(metrics).toContain('paypulse_outcomes_received_total{channel="counted",status="success"} 1');
     expect(metrics).toContain('paypulse_outcomes_received_total{channel="counted",status="failure"} 2');
+    expect(metrics).toContain('paypulse_outcomes_total{channel="counted",status="success"} 1');
     expect(metrics).toMatch(/paypulse_ingest_batch_outcomes_count [1-9]/);
   });
 
-  it('counts failures by code, at most 10 codes a channel and the rest as _other', async () => {
+  it('counts failures by code, at most 10 codes a channel and the rest as other', async () => {
     const failures = Array.from({ length: 14 }, (_, i) => outcome(t.clock, { channel: 'coded', status: 'failure', code: `code_${String(i).padStart(2, '0')}` }));
     await post(t.app, { outcomes: [...failures, outcome(t.clock, { channel: 'coded', status: 'failure', code: 'code_00' }), outcome(t.clock, { channel: 'coded', status: 'failure' })] });
-    const lines = (await t.app.inject({ url: '/metrics' })).body.split('\n').filter((l) => l.startsWith('paypulse_failure_codes_total{channel="coded"'));
-    expect(lines).toContain('paypulse_failure_codes_total{channel="coded",code="code_00"} 2');
-    expect(lines).toContain('paypulse_failure_codes_total{channel="coded",code="_other"} 5');
+    const lines = (await t.app.inject({ url: '/metrics' })).body.split('\n').filter((l) => l.startsWith('paypulse_outcomes_total{channel="coded",status="failure"'));
+    expect(lines).toContain('paypulse_outcomes_total{channel="coded",status="failure",code="code_00"} 2');
+    expect(lines).toContain('paypulse_outcomes_total{channel="coded",status="failure",code="other"} 5');
     expect(lines).toHaveLength(11);
   });
 });

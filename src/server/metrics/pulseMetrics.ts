@@ -4,21 +4,25 @@ import client from 'prom-client';
 import { alertNotificationMetrics } from './alertMetrics.js';
 import type { PulseObserver } from '../../observer.js';
 import type { Outcome, RecordManyResult } from '../../types.js';
-import { boundedCodeLabels, type ChannelLabel } from './registry.js';
+import { boundedCodeLabels, maxCodeLabelsPerChannel, type ChannelLabel } from './registry.js';
 
 function ingestMetrics(registry: client.Registry, channelLabel: ChannelLabel): Required<PulseObserver>['onRecord'] {
-  const received = new client.Counter({
-    name: 'paypulse_outcomes_received_total',
-    help: 'Outcomes handed to the store, by channel and status (before de-duplication).',
-    labelNames: ['channel', 'status'],
+  // Every outcome by channel, status and decline code: `sum by (channel, status)` is the traffic, the failures
+  // `by (code)` are what an incident is made of, from one counter. A success or a pending request has no code,
+  // so it carries no code label; the codes are bounded per channel (registry.ts), so the series stay at most
+  // channels × statuses × (K + 1) (docs/decisions/180-one-outcomes-counter-with-codes.md).
+  const outcomesTotal = new client.Counter({
+    name: 'paypulse_outcomes_total',
+    help: `Outcomes handed to the store (before de-duplication), by channel, status and code: failures only, the first ${maxCodeLabelsPerChannel} codes a channel, then other; unknown: no code.`,
+    labelNames: ['channel', 'status', 'code'],
     registers: [registry],
   });
-  // Failures by decline code: which code an incident is made of, for dashboards and rules. Successes carry no
-  // code, so a separate counter keeps the series to channels × codes rather than × statuses too.
-  const failureCodes = new client.Counter({
-    name: 'paypulse_failure_codes_total',
-    help: 'Failed outcomes handed to the store, by channel and code (10 codes a channel, then _other; unknown: no code).',
-    labelNames: ['channel', 'code'],
+  // Kept beside it: the Prometheus rules `paypulse rules` generated read it, and a rule over a metric that
+  // vanished never fires, silently. It equals `sum without (code) (paypulse_outcomes_total)`.
+  const received = new client.Counter({
+    name: 'paypulse_outcomes_received_total',
+    help: 'Outcomes handed to the store, by channel and status (before de-duplication); sum without (code) of paypulse_outcomes_total, kept for the rules that read it.',
+    labelNames: ['channel', 'status'],
     registers: [registry],
   });
   const codeLabel = boundedCodeLabels();
@@ -56,23 +60,15 @@ function ingestMetrics(registry: client.Registry, channelLabel: ChannelLabel): R
     // channel past the label limit (a batch of new channels past it made a call each,
     // docs/decisions/067-long-tasks-yield.md).
     const counts = new Map<string, number>();
-    const codes = new Map<string, number>();
     for (const o of outcomes) {
       const channel = channelLabel(o.channel);
-      const key = `${channel}\u0000${o.status}`;
+      const key = o.status === 'failure' ? `${channel}\u0000failure\u0000${codeLabel(channel, o.code)}` : `${channel}\u0000${o.status}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
-      if (o.status === 'failure') {
-        const codeKey = `${channel}\u0000${codeLabel(channel, o.code)}`;
-        codes.set(codeKey, (codes.get(codeKey) ?? 0) + 1);
-      }
     }
     for (const [key, n] of counts) {
-      const [channel, status] = key.split('\u0000') as [string, string];
+      const [channel, status, code] = key.split('\u0000') as [string, string, string | undefined];
+      outcomesTotal.inc(code === undefined ? { channel, status } : { channel, status, code }, n);
       received.inc({ channel, status }, n);
-    }
-    for (const [key, n] of codes) {
-      const [channel, code] = key.split('\u0000') as [string, string];
-      failureCodes.inc({ channel, code }, n);
     }
     recorded.inc({ result: 'accepted' }, result.accepted);
     recorded.inc({ result: 'duplicate' }, result.duplicates);

@@ -47,8 +47,19 @@ export function boundedChannelLabels(): ChannelLabel {
   };
 }
 
-/** Failure codes kept as labels per channel: the first ones seen; a channel's later new codes count as `_other`. */
-const maxCodeLabelsPerChannel = 10;
+/**
+ * Failure codes kept as labels per channel (K): the first ones seen; a channel's later new codes count as
+ * `other`. The first seen, not the most frequent: a counter's label cannot move to `other` once it has counts
+ * without breaking its rate, and a channel's decline codes are a short list, seen within its first failures.
+ */
+export const maxCodeLabelsPerChannel = 10;
+
+/**
+ * The label codes past a channel's K share. Codes are free text, so no printable label is free of a real one (a
+ * code `other` is counted with them); `other` is the name an SRE guesses, `_other` is kept for channels, whose
+ * names cannot hold `_`.
+ */
+export const otherCodeLabel = 'other';
 
 /** The label for a channel's failure code: bounded per channel, `unknown` for a failure without one. */
 export function boundedCodeLabels(): (channelLabel: string, code: string | undefined) => string {
@@ -58,7 +69,7 @@ export function boundedCodeLabels(): (channelLabel: string, code: string | undef
     let seen = codes.get(channelLabel);
     if (!seen) codes.set(channelLabel, (seen = new Set()));
     if (seen.has(label)) return label;
-    if (seen.size >= maxCodeLabelsPerChannel) return '_other';
+    if (seen.size >= maxCodeLabelsPerChannel) return otherCodeLabel;
     seen.add(label);
     return label;
   };
