@@ -82,34 +82,40 @@ describe('startDemo', () => {
   });
 });
 
-describe("the demo's story", () => {
+// Over several seeds: what the story does in every run. Its escalation does not happen in every run; why, and
+// what it waits on: docs/decisions/181-demo-escalation-waits-on-the-drained-rule.md.
+describe.each([1, 2, 3])("the demo's story, seed %i", (seed) => {
   let demo: RunningDemo;
   const clock = new ManualClock(t0);
   const cards = demoChannels.filter((c) => c.name === 'stripe-card' || c.name === 'adyen-card');
   beforeAll(async () => {
     demo = await startDemo(
       { ...defaultConfig, port: 0, logLevel: 'silent' },
-      { traffic: createTraffic({ seed: 3, channels: cards, incidentEveryMs: 0 }), clock, tickMs: 10, backfillMinutes: 5, schedule: { firstAfterMs: 20_000, lastsMs: 60_000, everyMs: 3_600_000 } },
+      { traffic: createTraffic({ seed, channels: cards, incidentEveryMs: 0 }), clock, tickMs: 10, backfillMinutes: 5, seed, schedule: { firstAfterMs: 20_000, lastsMs: 60_000, everyMs: 3_600_000 } },
     );
   }, 60_000);
   afterAll(async () => demo?.close());
 
-  it('fires, is routed around and resolves, each notification received by the demo receiver', async () => {
+  it('fires, is routed around with its breaker open and resolves, each notification received by the demo receiver', async () => {
     const summaries = () => demo.receiver.received.map((n) => `${n.transition} ${n.summary}`).reverse();
     let routedAway = false;
+    let breakerOpened = false;
     for (let s = 0; s < 300 && !demo.receiver.received.some((n) => n.transition === 'resolved'); s++) {
       const sent = demo.feed.sent;
       clock.advance(1_000);
       await vi.waitFor(() => expect(demo.feed.sent).toBeGreaterThan(sent), { timeout: 5_000 });
       await demo.pulse.snapshots.refresh();
       await demo.pulse.alerts!.evaluate();
-      routedAway ||= demo.pulse.alerts!.active().some((a) => a.channel === 'stripe-card' && a.routing?.drained === true);
+      const alert = demo.pulse.alerts!.active().find((a) => a.channel === 'stripe-card' && !a.dims);
+      routedAway ||= alert?.routing?.drained === true;
+      breakerOpened ||= alert?.routing?.breaker?.state === 'open';
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await vi.waitFor(() => expect(demo.receiver.received.some((n) => n.transition === 'resolved')).toBe(true), { timeout: 5_000 });
     const told = summaries();
     expect(told[0]).toMatch(/^firing .*stripe-card/);
     expect(routedAway).toBe(true);
+    expect(breakerOpened).toBe(true);
     expect(told.at(-1)).toMatch(/^resolved .*stripe-card/);
     expect(demo.receiver.received.every((n) => n.verified && n.channel === 'stripe-card')).toBe(true);
     // The routing panel's source: the router moved the card payments to adyen-card during the incident.
@@ -118,6 +124,5 @@ describe("the demo's story", () => {
     const page = await (await fetch(`${demo.url}/v1/demo/notifications`)).json();
     expect(page.demo).toBe(true);
     expect(page.notifications.length).toBe(demo.receiver.received.length);
-    console.log(told.join('\n'));
   }, 180_000);
 });
