@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/index.js';
 import { runTop } from '../../src/cli/top.js';
+import { clockText } from '../../src/cli/table.js';
+import { createTopView } from '../../src/cli/topView.js';
 import { defaultConfig, startService, type RunningService } from '../../src/server/index.js';
 
 const token = 'top-secret-0123456789';
@@ -141,5 +143,16 @@ describe('paypulse top grades rows by the verdict', () => {
     expect(rowOf('bank-x')).toMatch(/issuer_unavailable 67%, do_not_honor 33%$/);
     expect(rowOf('alipay')).toMatch(/^alipay +few samples /);
     expect(text.split('\n')[0]).toMatch(/^channel +state +since .*top codes \(5m\)$/);
+  });
+
+  it('dates a state without an alert from when the view first saw it, and an alerted one from its firing', async () => {
+    const view = createTopView(alerted.url, undefined);
+    const firstSeen = Date.UTC(2026, 0, 1, 9, 0, 0);
+    await view.text(firstSeen);
+    const text = await view.text(firstSeen + 65_000);
+    const rowOf = (channel: string) => text.split('\n').find((line) => line.startsWith(`${channel} `)) ?? '';
+    expect(rowOf('wallet-z')).toContain(`since ${clockText(firstSeen)}`);
+    const firedAt = alerted.pulse.alerts!.active().find((a) => a.channel === 'bank-x')!.since;
+    expect(rowOf('bank-x')).toContain(`since ${clockText(firedAt)}`);
   });
 });
