@@ -1,15 +1,14 @@
 // The terminal view of channel health: one row per channel with the server's verdict on it, since when it
 // holds, one column per window and the top failure codes. The state is read, never graded here: it is the
 // verdict the dashboard paints and the alerts decide on (docs/decisions/130-one-verdict-for-a-row-and-its-alerts.md).
-import { grade, type Thresholds, type ThresholdsWithChannels } from '../stats/severity.js';
-import type { ChannelState } from '../stats/severity.js';
+import { grade, type ChannelState, type Thresholds, type ThresholdsWithChannels } from '../stats/severity.js';
 import type { Rate } from '../types.js';
 import { ownEntry } from '../ownEntry.js';
 
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number, text: string) => (useColor ? `\x1b[${code}m${text}\x1b[0m` : text);
 
-const stateColor: Record<ChannelState | 'none', number> = { ok: 32, warn: 33, major: 35, critical: 31, few: 90, none: 90 };
+const stateColor: Record<ChannelState, number> = { ok: 32, warn: 33, major: 35, critical: 31, few: 90, none: 90 };
 const stateLabel: Record<ChannelState, string> = { critical: 'CRITICAL', major: 'MAJOR', warn: 'WARN', ok: 'OK', few: 'few samples', none: 'no outcomes' };
 
 /** A row's state as GET /v1/channels sends it (src/server/routes/channelPages.ts `RowVerdict`). */
