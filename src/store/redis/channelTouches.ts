@@ -1,49 +1,73 @@
-// Which channels a batch marks as seen in Redis's channel list (RedisStatsStore.touchChannels). The list
-// answers "which channels were seen within the dedup horizon" (the health snapshot, the dashboard): a mark a
-// few seconds old answers that as well as a fresh one. Marking every channel of every batch, one sorted-set
+// Which channels a batch marks as seen in Redis's channel list, and which dims series in the channel's own
+// list (RedisStatsStore.touchChannels). The lists answer "which channels, and which series of a channel, were
+// seen within the dedup horizon" (the health snapshot, the dashboard): a mark a few seconds old answers that as
+// well as a fresh one. Marking every channel of every batch, one sorted-set
 // update for each, cost Redis a visible share of its work on quiet channels
 // (docs/decisions/090-record-batches-and-calls.md).
 // A server that restarted empty has lost the list: every reconnection marks every channel again, and ten
-// seconds bound what a server emptied without one (FLUSHALL) leaves unlisted.
+// seconds bound what a server emptied without one (FLUSHALL) leaves unlisted. A channel's series are marked
+// the same way, so a series costs Redis one mark an interval, not one an outcome.
+import { seriesSeenMax, type ChannelSeries, type ChannelSighting } from '../ports/stats.js';
 
 /** How stale a mark may grow: ten seconds, less for a short horizon. */
 export function touchIntervalMs(horizonMs: number): number {
   return Math.min(10_000, Math.floor(horizonMs / 10));
 }
 
+/** What a batch's sightings still have to mark: channels for the channel list, and series per channel. */
+export interface DueMarks {
+  channels: string[];
+  series: ChannelSeries[];
+}
+
 /**
- * Channels marked in the current interval. A new interval starts afresh, so the set holds at most the
- * channels of one interval (and the name limits bound those), and each channel with outcomes is marked
- * again at least once an interval.
+ * Channels and their dims series marked in the current interval. A new interval starts afresh, so it holds at
+ * most the channels and series of one interval (the name limits bound those, `seriesSeenMax` a channel's series
+ * besides), and each one with outcomes is marked again at least once an interval.
  */
 export class ChannelTouches {
-  private marked = new Set<string>();
+  /** channel → its series marked this interval; a channel present is marked. */
+  private marked = new Map<string, Set<string>>();
   private intervalStart = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly intervalMs: number) {}
 
-  /** The channels to mark now; they count as marked until `forget` (a failed mark) or the next interval. */
-  due(channels: Iterable<string>, now: number): string[] {
+  /** The marks to make now; they count as made until `forget` (a failed mark) or the next interval. */
+  due(sightings: Iterable<ChannelSighting>, now: number): DueMarks {
     if (now >= this.intervalStart + this.intervalMs || now < this.intervalStart) {
-      this.marked = new Set();
+      this.marked = new Map();
       this.intervalStart = now;
     }
-    const due: string[] = [];
-    for (const channel of channels) {
-      if (this.marked.has(channel)) continue;
-      this.marked.add(channel);
-      due.push(channel);
+    const due: DueMarks = { channels: [], series: [] };
+    for (const { channel, series } of sightings) {
+      let marked = this.marked.get(channel);
+      if (!marked) {
+        this.marked.set(channel, (marked = new Set()));
+        due.channels.push(channel);
+      }
+      const fresh: string[] = [];
+      for (const id of series) {
+        if (marked.size >= seriesSeenMax) break;
+        if (marked.has(id)) continue;
+        marked.add(id);
+        fresh.push(id);
+      }
+      if (fresh.length > 0) due.series.push({ channel, series: fresh });
     }
     return due;
   }
 
-  /** A mark that failed: its channels are due again at the next batch. */
-  forget(channels: readonly string[]): void {
-    for (const channel of channels) this.marked.delete(channel);
+  /** Marks that failed: they are due again at the next batch. */
+  forget(due: Partial<DueMarks>): void {
+    for (const channel of due.channels ?? []) this.marked.delete(channel);
+    for (const { channel, series } of due.series ?? []) {
+      const marked = this.marked.get(channel);
+      for (const id of series) marked?.delete(id);
+    }
   }
 
-  /** The server may have restarted without the list: every channel is due again. */
+  /** The server may have restarted without the lists: everything is due again. */
   forgetAll(): void {
-    this.marked = new Set();
+    this.marked = new Map();
   }
 }
