@@ -174,11 +174,13 @@ export class MemoryStatsStore implements StatsStore {
     });
   }
 
-  /** seriesMark-1.lua's steps: the series at `now` (never moved back), then trimmed by the horizon and by count. */
+  /** seriesMark-1.lua's steps: the series at `now` (never moved back); when one is new, trimmed by the horizon and by count. */
   private markSeries(channel: string, series: readonly string[], now: number): void {
     let seen = this.seriesSeen.get(channel);
     if (!seen) this.seriesSeen.set(channel, (seen = new Map()));
+    const size = seen.size;
     for (const id of series) seen.set(id, Math.max(seen.get(id) ?? now, now));
+    if (seen.size === size) return;
     const oldest = now - this.settings.horizonMs;
     for (const [id, at] of seen) if (at < oldest) seen.delete(id);
     if (seen.size > seriesSeenMax) {

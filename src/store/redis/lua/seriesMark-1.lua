@@ -1,6 +1,7 @@
 -- The dims series each channel was seen with, for the other processes of a fleet (listSeries): each channel's
--- sorted set `seen` (series → last seen ms) takes its series at now, drops those past the dedup horizon and,
--- beyond the most a channel keeps, its oldest; the set expires with the horizon, so a quiet channel leaves none.
+-- sorted set `seen` (series → last seen ms) takes its series at now; when one is new, it drops those past the dedup
+-- horizon and, beyond the most a channel keeps, its oldest; the set expires with the horizon, so a quiet channel
+-- leaves none.
 -- KEYS[1]   the first channel's prefix (includes/channels.lua)
 -- ARGV[1]   now ms
 -- ARGV[2]   the dedup horizon ms
@@ -20,9 +21,13 @@ for c = 1, #prefixes do
     members[2 * s] = ARGV[at + s]
   end
   -- GT: a process whose clock runs behind never moves a series' last sighting back.
-  redis.call('ZADD', key, 'GT', unpack(members))
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - horizon))
-  redis.call('ZREMRANGEBYRANK', key, 0, -(keep + 1))
+  local added = redis.call('ZADD', key, 'GT', unpack(members))
+  -- Only a new series grows the set: the common mark, of series already there, costs two commands, not four.
+  -- Readers skip marks past the horizon (seriesList-1.lua), so those left until the next new series are harmless.
+  if added > 0 then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - horizon))
+    redis.call('ZREMRANGEBYRANK', key, 0, -(keep + 1))
+  end
   redis.call('PEXPIRE', key, horizon)
   at = at + count + 1
 end
