@@ -19,8 +19,13 @@ function traffic(channel: string, now: number): Outcome[] {
   });
 }
 
-/** A refresh, and the evaluation the alerts run on it (they listen to the snapshot). */
-async function evaluated(pulse: Pulse) {
+/**
+ * Two refreshes (the store's series lists asked during one serve the next), and the evaluation the alerts run on
+ * the second (they listen to the snapshot).
+ */
+async function evaluated(pulse: Pulse, clock: ManualClock) {
+  await pulse.snapshots.refresh();
+  clock.advance(1_000); // the next evaluation slot
   const snapshot = (await pulse.snapshots.refresh())!;
   await eventually(async () => (await pulse.alerts!.evaluate(), pulse.alerts!.status().lastEvaluatedAt === snapshot.asOf), 10_000);
   return { snapshot, alerts: pulse.alerts!.active().map((a) => a.id).sort() };
@@ -40,31 +45,34 @@ const stores = [
 describe('per-dims series shared through the store', () => {
   it.each(stores)('createPulse on $name: B, which records nothing, evaluates the method=bank series A recorded', async (store) => {
     const clock = new ManualClock(fleetStart);
-    const options = { redis: store.url(), namespace: `shared${process.pid}`, clock, dimensions: [['method']], alerts: { silent: false as const, log: false } };
+    const options = { redis: store.url(), namespace: `shared${process.pid}`, clock, dimensions: [['method']], alerts: { evaluateEvery: '1s', silent: false as const, log: false } };
     const [a, b] = [await createPulse(options), await createPulse(options)];
     try {
       // Several channels, so a cluster's series calls carry channels of several slots and nodes.
       for (const channel of ['acq', 'wallet-7', 'bank.x']) await a.recordMany(traffic(channel, clock.now()));
       clock.advance(1_000);
 
-      const seenByA = await evaluated(a);
+      const seenByA = await evaluated(a, clock);
       expect(seenByA.alerts).toContain('rate/method=bank@acq');
 
-      const seenByB = await evaluated(b);
+      const seenByB = await evaluated(b, clock);
       const acq = seenByB.snapshot.channels.get('acq')!;
       expect(acq.series.map((s) => s.id)).toEqual(['method=bank', 'method=card']);
       // The same counts A reads: the store's, whichever instance asks.
-      expect(acq.series).toEqual(seenByA.snapshot.channels.get('acq')!.series);
+      expect(acq.series).toEqual((await a.snapshots.refresh())!.channels.get('acq')!.series);
       expect(acq.series[0]!.rates['1m']!.failure).toBeGreaterThan(200);
       expect(seenByB.alerts).toEqual(seenByA.alerts);
       for (const channel of ['wallet-7', 'bank.x']) expect(seenByB.snapshot.channels.get(channel)!.series.map((s) => s.id)).toEqual(['method=bank', 'method=card']);
 
-      // A new series of A's reaches B with B's next list of the channel, at most 10 s later, not at every snapshot.
+      // A new series of A's reaches B with B's next list of the channel (at most every 10 s, not at every snapshot),
+      // read at the refresh after that list.
       clock.advance(4_000);
       await a.record({ channel: 'acq', requestId: 'pix-1', status: 'success', at: clock.now(), dims: { method: 'pix' } });
       const ids = async () => (await b.snapshots.refresh())!.channels.get('acq')!.series.map((s) => s.id);
       expect(await ids()).toEqual(['method=bank', 'method=card']);
       clock.advance(6_000);
+      expect(await ids()).toEqual(['method=bank', 'method=card']); // asked now, read at the next refresh
+      clock.advance(1_000);
       expect(await ids()).toEqual(['method=bank', 'method=card', 'method=pix']);
     } finally {
       await a.close();
@@ -80,6 +88,8 @@ describe('per-dims series shared through the store', () => {
     try {
       const [a, b] = fleet.instances;
       await a!.engine.recordMany(traffic('acq', fleet.clock.now()));
+      fleet.clock.advance(1_000);
+      expect((await b!.snapshots.refresh())!.channels.get('acq')!.series).toEqual([]); // the lists asked serve the next refresh
       fleet.clock.advance(1_000);
       const snapshot = await b!.snapshots.refresh();
       expect(snapshot!.channels.get('acq')!.series.map((s) => s.id)).toEqual(['method=bank', 'method=card']);
