@@ -337,7 +337,9 @@ export async function createPulse(options: PulseOptions = {}, observer: PulseObs
   const engine = new SuccessRateEngine(stores.stats, settings, clock, options.logger, observer.onBatch?.bind(observer), { spill, degradation });
   const kit = createKit({ store: stores.kit, clock, namespace: settings.namespace });
   const plan = planRouting(options.routing ?? {}, settings);
-  const knownSeries = settings.dimensions.length > 0 ? new KnownSeries({ dimensions: settings.dimensions, horizonMs: settings.horizonMs }, () => clock.now()) : undefined;
+  const knownSeries = settings.dimensions.length > 0
+    ? new KnownSeries({ dimensions: settings.dimensions, horizonMs: settings.horizonMs, store: stores.stats, logger: options.logger }, () => clock.now())
+    : undefined;
   const snapshots = createHealthSnapshots({
     store: stores.stats,
     clock,

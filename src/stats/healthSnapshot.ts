@@ -58,6 +58,8 @@ export interface SnapshotStatus {
 /** Dims series a channel is known to have: `series` ids (`currency=BRL,method=card`) mapped to their dims. */
 export interface SeriesSource {
   seriesOf(channel: string): Array<{ id: string; dims: Record<string, string> }>;
+  /** Brings what is known of these channels up to date for the next read of them; never throws. */
+  refresh?(channels: readonly string[]): Promise<void>;
 }
 
 export interface HealthSnapshotOptions {
@@ -128,6 +130,10 @@ async function readChunk(reader: ChunkReader, channels: string[], now: number, f
   // The embedded store answers at once: without a turn of the event loop between chunks, a refresh over
   // every channel would be one long task, and requests (/healthz too) would wait for all of it.
   await setImmediate();
+  // Series lists asked of the store now serve the next refresh: asked beside this read, not before it, so a slow
+  // or partly unreachable store costs a refresh one round trip, not two. Awaited before the chunk ends (one in
+  // flight a chunk); it never throws.
+  const listed = reader.series?.refresh?.(channels);
   const known = channels.map((channel) => reader.series?.seriesOf(channel) ?? []);
   const reads = channels.map((channel, i) => ({ channel, series: ['', ...known[i]!.map((s) => s.id)] }));
   let counts: ReadonlyArray<WindowCounts[][] | undefined>;
@@ -137,6 +143,7 @@ async function readChunk(reader: ChunkReader, channels: string[], now: number, f
     failures.push(err instanceof PartialStoreFailure ? err.firstError : err);
     counts = err instanceof PartialStoreFailure ? (err as PartialStoreFailure<WindowCounts[][]>).results : [];
   }
+  await listed;
   return channels.map((channel, i) => {
     const read = counts[i];
     if (!read) return unreadChannel(reader, channel, known[i]!, now);

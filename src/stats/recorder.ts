@@ -6,11 +6,10 @@
 // again (dedup makes a retry of a write that did land harmless). What overflows is dropped, counted
 // and logged, never silently. With a data folder the buffer is the durable spill instead (spill/): the
 // outcomes are fsync'd to a journal before `buffered` is answered, and replayed from it when the store is back.
-// Once a write has failed, the store is known to be down: new outcomes go
-// straight to the buffer, not to a store that would make each caller wait the timeout again, until the
-// background retry (the probe) sees the store answer.
-// A store can also fail in part: a Redis Cluster with one master down answers every channel but that master's.
-// Then only the unanswered channels are down (downChannels.ts).
+// Once a write has failed, the store is known to be down: new outcomes go straight to the buffer, not to a store
+// that would make each caller wait the timeout again, until the background retry (the probe) sees the store
+// answer. A store can also fail in part: a Redis Cluster with one master down answers every channel but that
+// master's. Then only the unanswered channels are down (downChannels.ts).
 import type { Clock } from '../clock.js';
 import { PartialStoreFailure } from '../store/ports/partialFailure.js';
 import { RecordCode, StatusCode, type StatsStore, type StoredOutcome } from '../store/ports/stats.js';
@@ -21,6 +20,7 @@ import { hashId } from './hash.js';
 import type { RecordVerdict } from './recordResults.js';
 import type { SeriesPlan } from './series.js';
 import type { DurableSpill } from './spill/durableSpill.js';
+import { sightingsOf } from './sightings.js';
 import type { ResolvedSettings } from './settings.js';
 
 /** One submit() call: its results fill in as its outcomes' batches finish. */
@@ -144,9 +144,8 @@ export class Recorder {
   }
 
   /**
-   * Starts batches while fewer than `maxInFlight` are at the store. Several in flight keep both the
-   * gateway and Redis busy; order is still kept, because one connection delivers commands in order
-   * and each channel's script runs atomically.
+   * Starts batches while fewer than `maxInFlight` are at the store: several in flight keep the gateway and Redis
+   * busy; order is still kept, as one connection delivers commands in order and a channel's script is atomic.
    */
   private pump(): void {
     while (this.inFlight < maxInFlight && this.queue.length > 0) {
@@ -209,7 +208,8 @@ export class Recorder {
     this.outcomesAtStore += batch.length;
     const timeoutMs = this.settings.recordTimeoutMs + Math.ceil(this.outcomesAtStore * perOutcomeAllowanceMs);
     const lists = channels.map((channel) => byChannel.get(channel)!);
-    const write = this.store.recordBatches(channels.map((channel, c) => ({ channel, outcomes: lists[c]!.map((i) => i.stored) })), now, timeoutMs).then<void, void>(
+    const batches = channels.map((channel, c) => ({ channel, outcomes: lists[c]!.map((i) => i.stored) }));
+    const write = this.store.recordBatches(batches, now, timeoutMs).then<void, void>(
       (codes) => {
         this.onStoreCall?.(false);
         lists.forEach((items, c) => items.forEach((item, i) => settle(item, verdictOfCode[codes[c]![i]!] ?? 'accepted')));
@@ -223,7 +223,7 @@ export class Recorder {
         await Promise.all(lists.map((items) => this.holdItems(items, err)));
       },
     );
-    const touch = this.store.touchChannels(channels, now, timeoutMs).catch(() => undefined);
+    const touch = this.store.touchChannels(sightingsOf(batches), now, timeoutMs).catch(() => undefined);
     await Promise.all([write, touch]);
     this.outcomesAtStore -= batch.length;
     this.stats.batches++;
@@ -302,8 +302,9 @@ export class Recorder {
     const channels = [...byChannel.keys()];
     const timeoutMs = this.settings.recordTimeoutMs + Math.ceil(outcomes.length * perOutcomeAllowanceMs);
     try {
-      await this.store.recordBatches([...byChannel].map(([channel, outcomes]) => ({ channel, outcomes })), now, timeoutMs);
-      await this.store.touchChannels(channels, now, timeoutMs).catch(() => undefined);
+      const batches = [...byChannel].map(([channel, outcomes]) => ({ channel, outcomes }));
+      await this.store.recordBatches(batches, now, timeoutMs);
+      await this.store.touchChannels(sightingsOf(batches), now, timeoutMs).catch(() => undefined);
       this.onStoreCall?.(false);
       this.downChannels.answered(channels);
       return true;

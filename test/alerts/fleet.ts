@@ -10,6 +10,7 @@ import { ManualClock } from '../../src/clock.js';
 import { startRedis, type LocalRedis } from '../support/redisServer.js';
 import { SuccessRateEngine } from '../../src/stats/engine.js';
 import { createHealthSnapshots, type HealthSnapshots, type SeriesSource } from '../../src/stats/healthSnapshot.js';
+import { KnownSeries } from '../../src/stats/knownSeries.js';
 import { SeriesPlan } from '../../src/stats/series.js';
 import { resolveSettings } from '../../src/stats/settings.js';
 import { MemoryCoordinationStore } from '../../src/store/memory/coordination.js';
@@ -60,7 +61,7 @@ export interface FleetOptions {
   instances: number;
   alerts?: AlertRulesInput;
   dimensions?: string[][];
-  /** Dims the traffic uses, so each instance's snapshot knows its series. */
+  /** Dims the traffic uses, so each instance's snapshot knows its series; without it, each lists them from the store. */
   knownDims?: Array<Record<string, string>>;
   windows?: string[];
   /** Receivers each instance hands its notifications to (besides recording them). */
@@ -81,9 +82,12 @@ function seriesSource(dimensions: string[][], knownDims: Array<Record<string, st
 function assemble(clock: ManualClock, rules: AlertRules, options: FleetOptions, namespace: string,
   parts: Array<{ stats: StatsStore; coordination: CoordinationStore }>, close: () => Promise<void>): Fleet {
   const settings = resolveSettings({ namespace, windows: options.windows ?? ['1m', '5m', '1h'], dimensions: options.dimensions, recordTimeoutMs: 5000 });
-  const series = seriesSource(options.dimensions ?? [], options.knownDims ?? []);
   const instances = parts.map(({ stats, coordination }) => {
     const engine = new SuccessRateEngine(stats, settings, clock);
+    // Without `knownDims`, each instance learns the series as a process does: from the store's lists.
+    const series = options.knownDims
+      ? seriesSource(options.dimensions ?? [], options.knownDims)
+      : new KnownSeries({ dimensions: options.dimensions ?? [], horizonMs: settings.horizonMs, store: stats }, () => clock.now());
     const snapshots = createHealthSnapshots({
       store: stats, clock, windows: [...settings.windows, ...windowsNeeded(rules)], minSamples: settings.minSamples,
       horizonMs: settings.horizonMs, intervalMs: rules.evaluateEveryMs, series,

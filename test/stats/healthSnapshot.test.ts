@@ -1,8 +1,14 @@
 // The health snapshot on every engine: one refresh reads every channel's windows; a failing store keeps the
-// last snapshot and says so; refreshes never overlap.
+// last snapshot and says so; refreshes never overlap; a channel's dims series come from this process and the store.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createPulse } from '../../src/pulse.js';
+import { SuccessRateEngine } from '../../src/stats/engine.js';
+import { createHealthSnapshots } from '../../src/stats/healthSnapshot.js';
+import { KnownSeries } from '../../src/stats/knownSeries.js';
+import { resolveSettings } from '../../src/stats/settings.js';
+import { MemoryStatsStore } from '../../src/store/memory/statsStore.js';
+import type { StatsStore } from '../../src/store/ports/stats.js';
 import { startRedis } from '../support/redisServer.js';
 import { start, statsEngines } from '../support/statsEngines.js';
 
@@ -74,6 +80,38 @@ describe('health snapshot while the store fails', () => {
     } finally {
       await pulse.close();
       await redis.stop();
+    }
+  });
+});
+
+describe('health snapshot with series listed from the store', () => {
+  it("reads this process's series at once, another's from the refresh after its list, and keeps both while listing fails", async () => {
+    const clock = new ManualClock(start);
+    const settings = resolveSettings({ windows: ['1m'], dimensions: [['method']] });
+    const store = new MemoryStatsStore(settings);
+    let listing: 'works' | 'fails' = 'works';
+    const lists: Pick<StatsStore, 'listSeries'> = {
+      listSeries: (channels, sinceMs) => (listing === 'works' ? store.listSeries(channels, sinceMs) : Promise.reject(new Error('store down'))),
+    };
+    const known = new KnownSeries({ dimensions: [['method']], horizonMs: settings.horizonMs, store: lists }, () => clock.now());
+    const snapshots = createHealthSnapshots({ store, clock, windows: ['1m'], minSamples: 1, horizonMs: settings.horizonMs, intervalMs: 1000, series: known });
+    // Another process records `method=bank` into the store; this one has seen `method=card` itself.
+    const other = new SuccessRateEngine(store, settings, clock);
+    try {
+      await other.recordMany([{ channel: 'c', requestId: 'r1', status: 'failure', at: start - 1000, dims: { method: 'bank' } }]);
+      known.observe([{ channel: 'c', at: start - 500, dims: { method: 'card' } }]);
+      const ids = async () => (await snapshots.refresh())!.channels.get('c')!.series.map((s) => s.id);
+      expect(await ids()).toEqual(['method=card']);
+      clock.advance(1000);
+      const snapshot = (await snapshots.refresh())!;
+      expect(snapshot.channels.get('c')!.series.map((s) => [s.id, s.rates['1m']!.failure])).toEqual([['method=bank', 1], ['method=card', 0]]);
+
+      listing = 'fails';
+      clock.advance(10_000);
+      expect(await ids()).toEqual(['method=bank', 'method=card']);
+      expect(snapshots.status().failing).toBe(false);
+    } finally {
+      await other.close();
     }
   });
 });

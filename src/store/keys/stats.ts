@@ -10,6 +10,8 @@
 //   d:<series>:<second>             one second's outcomes in order (last-N)  (buckets)
 //   fail                            newest failed requests (drill-down)   (zset)
 //   fl:<second>                     one second's failed requests (drill-down)  (buckets)
+//   seen                            the channel's dims series → last seen ms, for every process
+//                                   (seriesMark-1.lua, seriesList-1.lua)
 // Every key gets a TTL when written.
 import { namespacePrefix, slotPrefix } from './index.js';
 

@@ -6,7 +6,10 @@ import type { FailedRequest, MinuteCounts } from '../../types.js';
 import {
   RecordCode,
   StatusCode,
+  seriesSeenMax,
   type ChannelBatch,
+  type ChannelSighting,
+  type SeenSeries,
   type ChannelSeries,
   type EngineSettings,
   type StatsStore,
@@ -65,6 +68,8 @@ export class MemoryStatsStore implements StatsStore {
   readonly kind = 'memory' as const;
   private readonly channels = new Map<string, ChannelData>();
   private readonly lastSeen = new Map<string, number>();
+  /** channel → its dims series → last seen ms (`listSeries`). */
+  private readonly seriesSeen = new Map<string, Map<string, number>>();
   /** This process's memory is the store: its epoch begins at the first call and ends with the process. */
   private epoch: StoreEpoch | undefined;
 
@@ -151,12 +156,37 @@ export class MemoryStatsStore implements StatsStore {
     return out;
   }
 
-  async touchChannels(channels: string[], now: number): Promise<void> {
-    for (const c of channels) this.lastSeen.set(c, now);
+  async touchChannels(sightings: ChannelSighting[], now: number): Promise<void> {
+    for (const { channel, series } of sightings) {
+      this.lastSeen.set(channel, now);
+      if (series.length > 0) this.markSeries(channel, series, now);
+    }
   }
 
   async listChannels(sinceMs: number): Promise<string[]> {
     return [...this.lastSeen].filter(([, seen]) => seen >= sinceMs).map(([c]) => c).sort();
+  }
+
+  async listSeries(channels: string[], sinceMs: number): Promise<SeenSeries[][]> {
+    return channels.map((channel) => {
+      const seen = [...(this.seriesSeen.get(channel) ?? [])].filter(([, at]) => at >= sinceMs).map(([series, lastSeenMs]) => ({ series, lastSeenMs }));
+      return seen.sort((a, b) => a.lastSeenMs - b.lastSeenMs || (a.series < b.series ? -1 : 1));
+    });
+  }
+
+  /** seriesMark-1.lua's steps: the series at `now` (never moved back); when one is new, trimmed by the horizon and by count. */
+  private markSeries(channel: string, series: readonly string[], now: number): void {
+    let seen = this.seriesSeen.get(channel);
+    if (!seen) this.seriesSeen.set(channel, (seen = new Map()));
+    const size = seen.size;
+    for (const id of series) seen.set(id, Math.max(seen.get(id) ?? now, now));
+    if (seen.size === size) return;
+    const oldest = now - this.settings.horizonMs;
+    for (const [id, at] of seen) if (at < oldest) seen.delete(id);
+    if (seen.size > seriesSeenMax) {
+      const byAge = [...seen].sort(([a, x], [b, y]) => x - y || (a < b ? -1 : 1));
+      for (const [id] of byAge.slice(0, seen.size - seriesSeenMax)) seen.delete(id);
+    }
   }
 
   async close(): Promise<void> {

@@ -37,6 +37,27 @@ export interface WindowCounts {
   pending: number;
 }
 
+/**
+ * A channel seen at a batch's time, with the dims series its outcomes counted in (never '', the channel itself,
+ * nor an excused twin): what other processes learn a channel's series from (`listSeries`).
+ */
+export interface ChannelSighting {
+  channel: string;
+  series: readonly string[];
+}
+
+/** A series of a channel and when it was last marked seen. */
+export interface SeenSeries {
+  series: string;
+  lastSeenMs: number;
+}
+
+/**
+ * Dims series the store remembers a channel by, the most recently seen kept: a label with thousands of values
+ * (a user id set as a dimension) must not grow one channel's list without end.
+ */
+export const seriesSeenMax = 200;
+
 /** One channel's outcomes of a batch. */
 export interface ChannelBatch {
   channel: string;
@@ -105,10 +126,19 @@ export interface StatsStore {
   readFailures(channel: string, fromMs: number, now: number, limit: number): Promise<FailedRequest[]>;
   /** Per-minute counts for the minutes starting in [fromMs, toMs]. */
   readMinutes(channel: string, series: string, fromMs: number, toMs: number, now: number): Promise<MinuteCounts[]>;
-  /** Remembers that channels were seen at `now` (for `rates()` and `channels()`). */
-  touchChannels(channels: string[], now: number, timeoutMs: number): Promise<void>;
+  /**
+   * Remembers that channels were seen at `now` (for `rates()` and `channels()`), and each with the dims
+   * series of its sighting, at most `seriesSeenMax` a channel and none past the dedup horizon (`listSeries`).
+   * A mark a few seconds old answers as well as a fresh one, so an engine may skip one it made lately.
+   */
+  touchChannels(sightings: ChannelSighting[], now: number, timeoutMs: number): Promise<void>;
   /** Channels seen since `sinceMs`, sorted. */
   listChannels(sinceMs: number, now: number): Promise<string[]>;
+  /**
+   * The dims series marked for each channel since `sinceMs`, whichever process recorded them: `result[i]` is
+   * `channels[i]`'s, oldest mark first. In as few store calls as the keys allow (one per node on a cluster).
+   */
+  listSeries(channels: string[], sinceMs: number, now: number): Promise<SeenSeries[][]>;
   /** This store's epoch, written at the first call and refreshed on each; `id` is used only when it is new. */
   readEpoch(newId: string, now: number): Promise<StoreEpoch>;
   close(): Promise<void>;

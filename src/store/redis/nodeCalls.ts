@@ -25,3 +25,20 @@ export function nodeCalls(sizes: number[], nodeOf: (index: number) => number | s
   });
   return calls;
 }
+
+/** `indexes` grouped by their channel's slot, in order of first appearance: a Lua call goes a slot at a time. */
+export function groupBySlot(indexes: number[], slotOf: (index: number) => number): number[][] {
+  const slots = new Map<number, number[]>();
+  for (const i of indexes) {
+    const slot = slotOf(i);
+    const ofSlot = slots.get(slot);
+    if (ofSlot) ofSlot.push(i);
+    else slots.set(slot, [i]);
+  }
+  return [...slots.values()];
+}
+
+/** The errors of a call whose keys are on a node that no longer serves all their slots. */
+export function slotMoved(err: unknown): boolean {
+  return err instanceof Error && /non local key|^(MOVED|ASK|TRYAGAIN|CROSSSLOT)\b/.test(err.message);
+}

@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import type { FailedRequest, MinuteCounts } from '../../types.js';
 import { channelPrefix, channelsKey, epochKey } from '../keys/stats.js';
 import { clusterSlot } from '../keys/clusterSlot.js';
-import { type ChannelBatch, type ChannelSeries, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
+import { type ChannelBatch, type ChannelSeries, type ChannelSighting, type SeenSeries, type EngineSettings, type RecordCode, type StatsStore, type StoreEpoch, type StoredOutcome, type WindowCounts } from '../ports/stats.js';
 import { channelListArgs, channelScriptArgs } from './layouts.js';
 import { FailoverReplay } from './failoverReplay.js';
 import { settleCalls } from '../ports/partialFailure.js';
@@ -14,10 +14,11 @@ import type { RedisArg, RedisConnection, RedisReply } from './connection.js';
 import { PackWriter } from './msgpack.js';
 import { AHEAD_SECONDS, FRESH_SECONDS, MAX_GAP_SECONDS, WindowsCarry } from './windowsCarry.js';
 import { LedgerSplitHints, packRecordPart, recordManyLimits } from './recordCalls.js';
-import { nodeCalls } from './nodeCalls.js';
+import { groupBySlot, nodeCalls, slotMoved } from './nodeCalls.js';
 import { loadScript, type LuaScript } from './scripts.js';
 import { redisStrategy, type RedisStrategy } from './strategies.js';
 import { ChannelTouches, touchIntervalMs } from './channelTouches.js';
+import { RedisSeriesMarks } from './seriesMarks.js';
 
 /** A read's answer when its channel has timeouts due, which only the strategy's `sweep` script writes. */
 const SWEEP = 'sweep';
@@ -30,11 +31,6 @@ function codesOf(reply: RedisReply | undefined): RecordCode[] {
   const codes = new Array<RecordCode>(text.length);
   for (let i = 0; i < text.length; i++) codes[i] = (text.charCodeAt(i) - 48) as RecordCode;
   return codes;
-}
-
-/** The errors of a call whose keys are on a node that no longer serves all their slots. */
-function slotMoved(err: unknown): boolean {
-  return err instanceof Error && /non local key|^(MOVED|ASK|TRYAGAIN|CROSSSLOT)\b/.test(err.message);
 }
 
 /** `count` windows' counts from a `windows` reply, four numbers each, starting at window `first`. */
@@ -53,6 +49,7 @@ export class RedisStatsStore implements StatsStore {
   private readonly carry = new WindowsCarry();
   private readonly splitHints = new LedgerSplitHints();
   private readonly touches: ChannelTouches;
+  private readonly seriesMarks: RedisSeriesMarks;
   /** Sentinel only: recent batches, written again to a new primary (see failoverReplay.ts). */
   private readonly replay: FailoverReplay | undefined;
 
@@ -69,6 +66,7 @@ export class RedisStatsStore implements StatsStore {
     this.strategy = redisStrategy(settings.strategy);
     this.touches = new ChannelTouches(touchIntervalMs(settings.horizonMs));
     redis.onReady(() => this.touches.forgetAll());
+    this.seriesMarks = new RedisSeriesMarks(redis, settings, { nodeOf: (c) => this.nodeOf(c), slotOf: (c) => this.slotOf(c) });
     if (redis.kind === 'sentinel') {
       const replay = new FailoverReplay({ rewrite: (channel, outcomes, now) => this.writeBatch(channel, outcomes, now, 5_000) });
       redis.onPrimaryChange(() => replay.primaryChanged());
@@ -151,14 +149,7 @@ export class RedisStatsStore implements StatsStore {
 
   /** `indexes` grouped by their channel's slot, in order of first appearance. */
   private bySlot(indexes: number[], channelOf: (index: number) => string): number[][] {
-    const slots = new Map<number, number[]>();
-    for (const i of indexes) {
-      const slot = this.slotOf(channelOf(i));
-      const ofSlot = slots.get(slot);
-      if (ofSlot) ofSlot.push(i);
-      else slots.set(slot, [i]);
-    }
-    return [...slots.values()];
+    return groupBySlot(indexes, (i) => this.slotOf(channelOf(i)));
   }
 
   private async writeBatch(channel: string, outcomes: StoredOutcome[], now: number, timeoutMs: number): Promise<RecordCode[]> {
@@ -265,19 +256,22 @@ export class RedisStatsStore implements StatsStore {
     }));
   }
 
-  async touchChannels(channels: string[], now: number, timeoutMs: number): Promise<void> {
-    const due = this.touches.due(channels, now);
-    if (due.length === 0) return;
+  async touchChannels(sightings: ChannelSighting[], now: number, timeoutMs: number): Promise<void> {
+    const due = this.touches.due(sightings, now);
     const key = channelsKey(this.settings.namespace);
-    try {
-      await Promise.all([
-        this.redis.command(key, ['ZADD', key, ...due.flatMap((c) => [now, c])], timeoutMs),
-        this.redis.command(key, ['PEXPIRE', key, this.settings.retentionMs], timeoutMs),
-      ]);
-    } catch (err) {
-      this.touches.forget(due);
-      throw err;
-    }
+    // Issued together, so the client pipelines the channel list's mark with the series' (a node each).
+    const [channels, failedSeries] = await Promise.allSettled([
+      due.channels.length === 0
+        ? undefined
+        : Promise.all([
+            this.redis.command(key, ['ZADD', key, ...due.channels.flatMap((c) => [now, c])], timeoutMs),
+            this.redis.command(key, ['PEXPIRE', key, this.settings.retentionMs], timeoutMs),
+          ]),
+      due.series.length === 0 ? [] : this.seriesMarks.mark(due.series, now, timeoutMs),
+    ]);
+    const failed = failedSeries.status === 'fulfilled' ? failedSeries.value : due.series;
+    this.touches.forget({ channels: channels.status === 'rejected' ? due.channels : [], series: failed });
+    if (channels.status === 'rejected') throw channels.reason;
   }
 
   async listChannels(sinceMs: number, now: number): Promise<string[]> {
@@ -285,6 +279,10 @@ export class RedisStatsStore implements StatsStore {
     await this.redis.command(key, ['ZREMRANGEBYSCORE', key, '-inf', `(${now - this.settings.retentionMs}`]);
     const reply = (await this.redis.command(key, ['ZRANGEBYSCORE', key, sinceMs, '+inf'])) as string[];
     return [...reply].sort();
+  }
+
+  listSeries(channels: string[], sinceMs: number): Promise<SeenSeries[][]> {
+    return this.seriesMarks.list(channels, sinceMs);
   }
 
   async readEpoch(newId: string, now: number): Promise<StoreEpoch> {
