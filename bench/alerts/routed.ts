@@ -18,6 +18,8 @@ export interface RoutedRow {
   /** Notifications that broke a bar: `resolved` while still failing, `silent` for a drained channel, any about acq-b. */
   wrong?: number;
   wrongBy?: { resolvedWhileFailing: number; silent: number; aboutHealthy: number };
+  /** World seeds with a wrong notification. */
+  wrongSeeds?: number[];
   /** Seeds whose first notification said what routing did, and of those, that it had drained the channel. */
   namedRouting?: number;
   namedDrain?: number;
@@ -52,6 +54,7 @@ export async function routedDrop(to: number, failMinutes: number, seeds: number,
   const resolve: Array<number | null> = [];
   const worldSeeds: number[] = [];
   const wrongBy = { resolvedWhileFailing: 0, silent: 0, aboutHealthy: 0 };
+  const wrongSeeds: number[] = [];
   let named = 0;
   let drained = 0;
   let evaluations = 0;
@@ -65,9 +68,15 @@ export async function routedDrop(to: number, failMinutes: number, seeds: number,
     detect.push(first ? (first.at - drop) / 1000 : null);
     if (first?.routing) named++;
     if (first?.routing?.drained) drained++;
-    wrongBy.resolvedWhileFailing += ofA.filter((n) => n.transition === 'resolved' && n.at < recover).length;
-    wrongBy.silent += r.notifications.filter((n) => n.rule === 'silent').length;
-    wrongBy.aboutHealthy += r.notifications.filter((n) => n.channel === 'acq-b').length;
+    const wrongHere = {
+      resolvedWhileFailing: ofA.filter((n) => n.transition === 'resolved' && n.at < recover).length,
+      silent: r.notifications.filter((n) => n.rule === 'silent').length,
+      aboutHealthy: r.notifications.filter((n) => n.channel === 'acq-b').length,
+    };
+    if (wrongHere.resolvedWhileFailing + wrongHere.silent + wrongHere.aboutHealthy > 0) wrongSeeds.push(seed);
+    wrongBy.resolvedWhileFailing += wrongHere.resolvedWhileFailing;
+    wrongBy.silent += wrongHere.silent;
+    wrongBy.aboutHealthy += wrongHere.aboutHealthy;
     const resolved = ofA.find((n) => n.transition === 'resolved' && n.at >= recover);
     resolve.push(resolved ? (resolved.at - recover) / 1000 : null);
   }
@@ -75,7 +84,7 @@ export async function routedDrop(to: number, failMinutes: number, seeds: number,
   const wrong = wrongBy.resolvedWhileFailing + wrongBy.silent + wrongBy.aboutHealthy;
   return [
     { scenario: `${label}, first notification`, seconds: detect, seeds: worldSeeds, namedRouting: named, namedDrain: drained, evaluations },
-    { scenario: `${label}, resolved after recovery`, seconds: resolve, seeds: worldSeeds, wrong, wrongBy, evaluations },
+    { scenario: `${label}, resolved after recovery`, seconds: resolve, seeds: worldSeeds, wrong, wrongBy, wrongSeeds, evaluations },
   ];
 }
 

@@ -121,6 +121,7 @@ function spreadText(s: Array<number | null>): string {
 function reportSlow(row: RoutedRow, barSeconds: number): void {
   const slow = (row.seconds ?? []).flatMap((v, i) => (v === null || v > barSeconds ? [`${row.seeds![i]}: ${v ?? 'none'}`] : []));
   if (slow.length > 0) console.error(`  ${row.scenario} past ${barSeconds} s — seed: seconds — ${slow.join(', ')}`);
+  if (row.wrongSeeds?.length) console.error(`  ${row.scenario}: wrong notifications on seeds ${row.wrongSeeds.join(', ')}`);
 }
 
 async function routedRows(rows: Row[]): Promise<void> {
