@@ -128,7 +128,7 @@ async function routedRows(rows: Row[]): Promise<void> {
   const routed: RoutedRow[] = [];
   for (const [to, minutes] of [[0.4, 3], [0.3, 10], [0.6, 3]] as const) routed.push(...(await routedDrop(to, minutes, routedSeeds, startMs)));
   for (const row of routed) reportSlow(row, row.namedRouting !== undefined ? 20 : 90);
-  routed.push(await routedHealthy(hours, 600, startMs));
+  for (const perMinute of [30, 300, 600, 3000]) routed.push(await routedHealthy(hours, perMinute, startMs));
   rows.push(...routed.map((r) => ({ ...r, variant: variants[0]!.name })));
   console.error('  router in the loop done');
 }

@@ -238,7 +238,7 @@ export class Routing {
   }
 
   /**
-   * Credits recorded outcomes to probes and experiment arms. Only outcomes of channels whose breaker is
+   * Credits recorded outcomes to probes, experiment arms and the looks at a broken channel. Only outcomes of channels whose breaker is
    * half-open cost a store call (releasing the probe's lease); excused codes free the lease without counting.
    */
   async noteOutcomes(outcomes: Outcome[]): Promise<void> {
@@ -247,7 +247,10 @@ export class Routing {
       if (o.status === 'pending') continue;
       const success = o.status === 'success';
       const excused = !success && o.code !== undefined && this.d.settings.excusedCodes.has(o.code);
-      if (!excused) this.experiment.credit(o.requestId, success);
+      if (!excused) {
+        this.experiment.credit(o.requestId, success);
+        this.router.noteOutcome(o.channel, success);
+      }
       for (const scope of this.scopesOf(o)) {
         if (this.breakers.view(o.channel, scope).state !== 'half-open') continue;
         const credit = excused
