@@ -65,6 +65,14 @@ interface Looking {
  * cost ~1.2 times the budget.
  */
 export const lookGrowth = 4;
+/**
+ * A failure takes back this many successes: Wald's weights for "back at 97 %" against "failing at 50 %" (a
+ * success +0.66, a failure −2.81). So a 3 % failure after a recovery's first successes slows the looks only
+ * for a moment, while a channel at 60 % or below drifts back to the budget's pace. At most `maxStreak` are
+ * kept, so two failures always bring it back.
+ */
+const failureWeight = 4;
+const maxStreak = 8;
 
 /** Channels whose candidacies are counted: bounded like the routed channels. */
 const maxCountedChannels = 1000;
@@ -199,7 +207,7 @@ export class Router {
   /** An outcome of a channel being looked at, from any decision: successes in a row make its looks come faster. */
   noteOutcome(channel: string, success: boolean): void {
     const looking = this.looking.get(channel);
-    if (looking) looking.streak = success ? looking.streak + 1 : 0;
+    if (looking) looking.streak = success ? Math.min(maxStreak, looking.streak + 1) : Math.max(0, looking.streak - failureWeight);
   }
 
   decide(req: RouteRequest, ev: RoutingEvidence | undefined, stale: boolean, now: number): Draft {

@@ -124,7 +124,7 @@ describe('recovery', () => {
     expect(await looksAt(0.85)).toBe(0);
   });
 
-  it('looks up to four times as often while the looked-at channel succeeds, and back at the budget after a failure', async () => {
+  it('looks up to four times as often while the looked-at channel succeeds, at the budget while it fails', async () => {
     const looksWhen = async (lookSucceeds: boolean) => {
       const s = stack({ exploration: 0 });
       const start = s.clock.now();
