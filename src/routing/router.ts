@@ -58,11 +58,11 @@ interface Looking {
 }
 
 /**
- * Looks come up to this many times as often as `probeBudget` allows, doubling with each success in a row. A
- * recovered channel reaches it in two looks, about 12 looks a minute at 600 payments a minute: what its
- * breaker and a drained alert need to see it back within a minute and a half, where one look every 20 s
- * depended on luck. A failed one pays little for it: at 30 % two successes in a row are rare, so its looks
- * cost ~1.2 times the budget.
+ * Looks come up to this many times as often as `probeBudget` allows, the wait halved for each success in the
+ * channel's streak. A recovered channel reaches it after two successes — at 600 payments a minute a look every
+ * 5 s, with exploration ~18 outcomes a minute: what its drained alert needs to end within 90 s of the recovery,
+ * where a look every 20 s left it to luck. A failing one pays little: at 30 % its looks cost ~1.2 times the
+ * budget (docs/decisions/170-looks-grow-while-they-succeed.md).
  */
 export const lookGrowth = 4;
 /**

@@ -238,8 +238,9 @@ export class Routing {
   }
 
   /**
-   * Credits recorded outcomes to probes, experiment arms and the looks at a broken channel. Only outcomes of channels whose breaker is
-   * half-open cost a store call (releasing the probe's lease); excused codes free the lease without counting.
+   * Credits recorded outcomes to probes, experiment arms and the pace of looks at a broken channel. Only
+   * outcomes of channels whose breaker is half-open cost a store call (releasing the probe's lease); excused
+   * codes free the lease without counting.
    */
   async noteOutcomes(outcomes: Outcome[]): Promise<void> {
     const credits: Promise<unknown>[] = [];
