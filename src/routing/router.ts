@@ -47,6 +47,33 @@ function byRank(a: Scored, b: Scored): number {
   return stateOrder[a.state] - stateOrder[b.state] || b.score - a.score || b.priority - a.priority || a.tie - b.tie;
 }
 
+/**
+ * A channel looked at while below its old rate: its last look (or when it was first seen broken), the wait its
+ * candidacies then set for the next, and its outcomes' successes in a row since its last failure.
+ */
+interface Looking {
+  lookedAt: number;
+  waitMs: number;
+  streak: number;
+}
+
+/**
+ * Looks come up to this many times as often as `probeBudget` allows, the wait halved for each success in the
+ * channel's streak. A recovered channel reaches it after two successes — at 600 payments a minute a look every
+ * 5 s, with exploration ~18 outcomes a minute: what its drained alert needs to end within 90 s of the recovery,
+ * where a look every 20 s left it to luck. A failing one pays little: at 30 % its looks cost ~1.2 times the
+ * budget (docs/decisions/170-looks-grow-while-they-succeed.md).
+ */
+export const lookGrowth = 4;
+/**
+ * A failure takes back this many successes: Wald's weights for "back at 97 %" against "failing at 50 %" (a
+ * success +0.66, a failure −2.81). So a 3 % failure after a recovery's first successes slows the looks only
+ * for a moment, while a channel at 60 % or below drifts back to the budget's pace. At most `maxStreak` are
+ * kept, so two failures always bring it back.
+ */
+const failureWeight = 4;
+const maxStreak = 8;
+
 /** Channels whose candidacies are counted: bounded like the routed channels. */
 const maxCountedChannels = 1000;
 /** Each settle keeps this share of the previous rate estimate. */
@@ -67,7 +94,7 @@ export class Router {
   private readonly candidacies = new Map<string, number>();
   /** Candidacies a second, smoothed over settles. */
   private readonly candidacyRate = new Map<string, number>();
-  private readonly nextLookAt = new Map<string, number>();
+  private readonly looking = new Map<string, Looking>();
   private settledAt: number | undefined;
 
   constructor(
@@ -132,7 +159,7 @@ export class Router {
     }
     for (const channel of this.candidacyRate.keys()) if (!this.candidacies.has(channel)) this.candidacyRate.delete(channel);
     this.candidacies.clear();
-    for (const channel of this.nextLookAt.keys()) if (!this.candidacyRate.has(channel)) this.nextLookAt.delete(channel);
+    for (const channel of this.looking.keys()) if (!this.candidacyRate.has(channel)) this.looking.delete(channel);
   }
 
   private countCandidacies(candidates: string[]): void {
@@ -146,22 +173,41 @@ export class Router {
   /**
    * A closed candidate below the leader whose evidence holds a break, and whose rate before it would beat the
    * leader: one look every time its candidacies here make `probeBudget` of them (the breaker's probe rounds'
-   * share), so a channel that came back is seen within seconds and a dead one costs half a percent.
+   * share), up to `lookGrowth` times as often while its outcomes succeed in a row — so a channel that came back
+   * is seen within seconds and a dead one costs about half a percent.
    */
   private lookAt(closed: Scored[], now: number): Scored | undefined {
     const leader = closed[0];
     if (!leader) return undefined;
+    // A channel that leads or has no break to come back from starts afresh at its next break.
+    this.looking.delete(leader.channel);
     for (const c of closed) {
-      if (c === leader || c.couldBe === undefined || c.couldBe <= leader.rate) continue;
+      if (c === leader) continue;
+      if (c.couldBe === undefined || c.couldBe <= leader.rate) {
+        this.looking.delete(c.channel);
+        continue;
+      }
       const rate = this.candidacyRate.get(c.channel);
       if (!rate) continue;
+      const looking = this.looking.get(c.channel);
+      const waitMs = 1000 / (probeBudget * rate);
       // The first look waits an interval too: right after the break its failures are news enough.
-      const due = this.nextLookAt.get(c.channel);
-      if (due !== undefined && now < due) continue;
-      this.nextLookAt.set(c.channel, now + 1000 / (probeBudget * rate));
-      if (due !== undefined) return c;
+      if (looking === undefined) {
+        this.looking.set(c.channel, { lookedAt: now, waitMs, streak: 0 });
+        continue;
+      }
+      if (now < looking.lookedAt + looking.waitMs / Math.min(lookGrowth, 2 ** looking.streak)) continue;
+      looking.lookedAt = now;
+      looking.waitMs = waitMs;
+      return c;
     }
     return undefined;
+  }
+
+  /** An outcome of a channel being looked at, from any decision: successes in a row make its looks come faster. */
+  noteOutcome(channel: string, success: boolean): void {
+    const looking = this.looking.get(channel);
+    if (looking) looking.streak = success ? Math.min(maxStreak, looking.streak + 1) : Math.max(0, looking.streak - failureWeight);
   }
 
   decide(req: RouteRequest, ev: RoutingEvidence | undefined, stale: boolean, now: number): Draft {

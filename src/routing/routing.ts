@@ -238,8 +238,9 @@ export class Routing {
   }
 
   /**
-   * Credits recorded outcomes to probes and experiment arms. Only outcomes of channels whose breaker is
-   * half-open cost a store call (releasing the probe's lease); excused codes free the lease without counting.
+   * Credits recorded outcomes to probes, experiment arms and the pace of looks at a broken channel. Only
+   * outcomes of channels whose breaker is half-open cost a store call (releasing the probe's lease); excused
+   * codes free the lease without counting.
    */
   async noteOutcomes(outcomes: Outcome[]): Promise<void> {
     const credits: Promise<unknown>[] = [];
@@ -247,7 +248,10 @@ export class Routing {
       if (o.status === 'pending') continue;
       const success = o.status === 'success';
       const excused = !success && o.code !== undefined && this.d.settings.excusedCodes.has(o.code);
-      if (!excused) this.experiment.credit(o.requestId, success);
+      if (!excused) {
+        this.experiment.credit(o.requestId, success);
+        this.router.noteOutcome(o.channel, success);
+      }
       for (const scope of this.scopesOf(o)) {
         if (this.breakers.view(o.channel, scope).state !== 'half-open') continue;
         const credit = excused

@@ -124,6 +124,38 @@ describe('recovery', () => {
     expect(await looksAt(0.85)).toBe(0);
   });
 
+  it('looks up to four times as often while the looked-at channel succeeds, at the budget while it fails', async () => {
+    const looksWhen = async (lookSucceeds: boolean) => {
+      const s = stack({ exploration: 0 });
+      const start = s.clock.now();
+      for (let m = 1; m <= 10; m++) await s.record([...outcomes('a', 98, 2, start - m * 60_000), ...outcomes('b', 90, 10, start - m * 60_000)]);
+      await s.record(outcomes('a', 0, 12, start));
+      await s.routing.refresh();
+      let looks = 0;
+      for (let second = 0; second < 60; second++) {
+        for (let i = 0; i < 20; i++) {
+          const d = s.routing.decide({ candidates: ['a', 'b'] }).decision;
+          if (!d.explored) continue;
+          looks++;
+          // The look's outcome reaches the router as a recorded outcome does; the score's windows do not see it,
+          // so a's break stands and only the looks' pace can change.
+          await s.routing.noteOutcomes(outcomes('a', lookSucceeds ? 1 : 0, lookSucceeds ? 0 : 1, s.clock.now()));
+        }
+        s.clock.advance(1000);
+        await s.record(outcomes('b', 18, 2, s.clock.now()));
+        await s.routing.refresh();
+      }
+      return looks;
+    };
+    // Failing looks: one every 10 s, the budget's pace (as above). Succeeding ones: 10 s, 5 s, then every 2.5 s.
+    const failing = await looksWhen(false);
+    expect(failing).toBeGreaterThanOrEqual(4);
+    expect(failing).toBeLessThanOrEqual(6);
+    const succeeding = await looksWhen(true);
+    expect(succeeding).toBeGreaterThanOrEqual(15);
+    expect(succeeding).toBeLessThanOrEqual(4 * failing);
+  });
+
   it('notices a recovered channel through exploration and moves traffic back to it', async () => {
     const { seededRandom } = await import('../../src/sim/random.js');
     const luck = seededRandom(7);
