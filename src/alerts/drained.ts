@@ -7,7 +7,7 @@
 // ones before the drain, then the probes, exploration and whatever it carries) judge it instead: two store
 // reads per such series' rate alert per evaluation, the channels routine routing never drains costing nothing.
 import { confidentRank, decidedOn, type Observation, type Rank } from './decision.js';
-import type { ChannelRule, AlertRules } from './rules.js';
+import { windowSecOf, type ChannelRule, type AlertRules } from './rules.js';
 import type { AlertState } from './state.js';
 import type { Rate } from '../types.js';
 import { z95 } from '../stats/wilson.js';
@@ -38,21 +38,38 @@ function ranked(rate: Rate, rule: ChannelRule, floor: number, z: number): Rank {
   return confidentRank(rate, { minSamples: floor, thresholds: rule.thresholds }, z);
 }
 
+/**
+ * Whether the short window may still hold failures the alert resolved past: a drained series' alert resolves on
+ * its newest outcomes while its short window still holds the outage, and that window alone would fire it again at
+ * the next evaluation, then the newest outcomes resolve it, every evaluation until the outage's minute has passed.
+ */
+function shortWindowReachesResolution(previous: AlertState, rules: AlertRules, nowMs: number): boolean {
+  if (previous.resolvedAt === undefined || rules.shortWindow === null) return false;
+  return nowMs - previous.resolvedAt < windowSecOf(rules.shortWindow) * 1000;
+}
+
 const newestBasis = (rate: Rate, z: number) => decidedOn({ ...rate, window: `last ${rate.total}` }, z)!;
 
 /**
  * The observation of a rate alert judged on its newest outcomes. Not firing: it fires on the newest
  * `detectSamples` outcomes or on its short window, never on its long window's `consecutive` rule (that window
- * holds the drained minutes). Firing: fresh calm evidence ends it at once (the next evaluations would re-read
- * the same few outcomes, so waiting for `consecutive` of them adds time, not evidence); otherwise it is held
+ * holds the drained minutes); within a short window's length of a resolution, nothing fires it unless the
+ * newest `recoverySamples.few` breach at the ordinary z: the short window and the newest 60 still hold the
+ * failures it resolved past, while a channel failing again fills its newest 10 first (in a second at 600/min).
+ * Firing: fresh calm evidence ends it at once (the next evaluations would re-read the same few outcomes, so
+ * waiting for `consecutive` of them adds time, not evidence); otherwise it is held
  * where it is, or raised by the short window: an emptied window is no evidence of health, and thin evidence no
  * reason to de-escalate. `drained`: the router keeps traffic away now (not only in the long window's memory).
  */
 export async function drainedObservation(read: RecentReader, channel: string, dims: Record<string, string> | undefined,
-  windows: Observation, previous: AlertState, rule: ChannelRule, rules: AlertRules, drained = true): Promise<Observation> {
+  windows: Observation, previous: AlertState, rule: ChannelRule, rules: AlertRules, nowMs: number, drained = true): Promise<Observation> {
   const query = (n: number) => read(channel, { n, ...(dims ? { dims } : {}) });
   const flag = drained ? { drained: true } : {};
   if (previous.rank === 0) {
+    if (shortWindowReachesResolution(previous, rules, nowMs)) {
+      const freshest = await query(recoverySamples.few);
+      if (ranked(freshest, rule, recoverySamples.few, rules.confidenceZ) === 0) return { fast: 0, slow: 0, ...(windows.basis ? { basis: windows.basis } : {}), ...flag };
+    }
     const z = rules.confidenceZ + pickedZ;
     const newest = await Promise.all(detectSamples.map(query));
     let fast: Rank = 0;

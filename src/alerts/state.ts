@@ -40,6 +40,8 @@ export interface AlertState {
    * window no longer reaches back to it, the newest outcomes judge the series (drained.ts).
    */
   drainedAt?: number;
+  /** When the alert last resolved: a drained series' short window may still hold the failures it resolved past (drained.ts). */
+  resolvedAt?: number;
 }
 
 export const initialState: AlertState = { rank: 0, since: null, levelSince: null, recent: [], slot: -1, lastNotifiedAt: null };
@@ -95,6 +97,7 @@ export function stepAlert(
     next.levelSince = seen === 0 ? null : at.nowMs;
     if (seen === 0) {
       next.since = null;
+      next.resolvedAt = at.nowMs;
       delete next.drainedSince;
     }
   } else if (previous.rank > 0 && !at.muted && (previous.lastNotifiedAt === null || at.nowMs - previous.lastNotifiedAt >= rules.repeatEveryMs)) {

@@ -63,7 +63,7 @@ async function observationOf(ctx: StepContext, t: Target, previous: AlertState, 
   const remembered = previous.drainedAt !== undefined && nowMs - previous.drainedAt < windowSecOf(ctx.rules.window) * 1000;
   if (!drained && !remembered) return t.observation;
   try {
-    return await drainedObservation(ctx.recent, t.channel, t.dims, t.observation, previous, ruleFor(ctx.rules, t.channel), ctx.rules, drained);
+    return await drainedObservation(ctx.recent, t.channel, t.dims, t.observation, previous, ruleFor(ctx.rules, t.channel), ctx.rules, nowMs, drained);
   } catch {
     const flag = drained ? { drained: true } : {};
     return previous.rank > 0 ? { fast: previous.rank, slow: previous.rank, ...flag } : { ...t.observation, ...flag };

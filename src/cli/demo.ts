@@ -36,6 +36,8 @@ export const demoAlerts = { evaluateEvery: '5s', log: true };
 /** The acquirers the story routes between, the failing one first, with their usual success. */
 export const demoRouted = ['stripe-card', 'adyen-card'] as const;
 const demoSuccess = { 'stripe-card': 0.97, 'adyen-card': 0.965 };
+/** adyen-card takes no GBP (the simulator draws none for it): those payments stay on stripe-card through its outage. */
+export const demoCurrencies = { 'stripe-card': ['USD', 'EUR', 'GBP'], 'adyen-card': ['USD', 'EUR'] };
 
 /**
  * The breaker judges a 10 s window from 20 calls: once the router has moved the payments away, the failing
@@ -59,7 +61,7 @@ export async function startDemo(config: ServiceConfig, options: DemoOptions): Pr
   try {
     const now = clock.now();
     const story = createDemoStory({
-      routed: demoRouted, success: demoSuccess, schedule: { ...defaultSchedule, ...options.schedule }, startMs: now, seed: options.seed ?? 1,
+      routed: demoRouted, success: demoSuccess, currencies: demoCurrencies, schedule: { ...defaultSchedule, ...options.schedule }, startMs: now, seed: options.seed ?? 1,
       route: (request) => service.pulse.route(request),
     });
     const record = (outcomes: Parameters<typeof service.pulse.recordMany>[0]) => service.pulse.recordMany(outcomes);

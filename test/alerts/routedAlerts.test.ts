@@ -66,4 +66,27 @@ describe.each(engines)('alerts with the router in the loop on $name', (engine) =
       await world.close();
     }
   }, 240_000);
+
+  // After a resolution the short window may not fire the alert again on the outage's failures (drained.ts); a
+  // real second failure must still page quickly, both soon after the resolution and two minutes after recovery.
+  it.each([
+    ['20 s after the resolution', (_recover: number, resolvedAt: number) => resolvedAt + 20_000],
+    ['2 min after the recovery', (recover: number) => recover + minutes(2)],
+  ])('notifies acq-a failing again %s within 20 s', async (_, againAt) => {
+    const s = scenario(0.4, 3);
+    let failAgainAt = Infinity;
+    const world = await engine.open({ ...s, successOf: (channel, at) => (channel === 'acq-a' && at >= failAgainAt ? 0.3 : s.successOf(channel, at)) });
+    const ofA = () => world.notifications.filter((n) => n.channel === 'acq-a' && !n.dims);
+    try {
+      for (let t = s.recover; !ofA().some((n) => n.transition === 'resolved') && t < s.recover + minutes(5); t += 5_000) await world.runUntil(t);
+      const resolvedAt = ofA().find((n) => n.transition === 'resolved')!.at;
+      failAgainAt = Math.max(againAt(s.recover, resolvedAt), resolvedAt + 5_000);
+      await world.runUntil(failAgainAt + minutes(1));
+      const again = ofA().find((n) => n.transition === 'firing' && n.at > resolvedAt);
+      expect(again, JSON.stringify(ofA().map((n) => [n.transition, n.at - s.recover]))).toBeDefined();
+      expect(again!.at - failAgainAt).toBeLessThanOrEqual(20_000);
+    } finally {
+      await world.close();
+    }
+  }, 240_000);
 });
