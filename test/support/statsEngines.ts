@@ -19,8 +19,8 @@ const freshNamespace = () => `t${process.pid}-${++counter}`;
 
 export const start = Date.UTC(2026, 0, 1, 12, 0, 0);
 
-/** Registers the servers for the file and returns the cases; `cluster` adds the Cluster cases. */
-export function statsEngines({ cluster = true } = {}): EngineCase[] {
+/** A Redis (and, with `cluster`, a Redis Cluster) for the file, started before its tests and stopped after. */
+export function useRedisServers({ cluster = true } = {}): { redis?: LocalRedis; cluster?: LocalCluster } {
   const servers: { redis?: LocalRedis; cluster?: LocalCluster } = {};
   beforeAll(async () => {
     servers.redis = await startRedis();
@@ -30,6 +30,12 @@ export function statsEngines({ cluster = true } = {}): EngineCase[] {
     await servers.redis?.stop();
     await servers.cluster?.stop();
   });
+  return servers;
+}
+
+/** Registers the servers for the file and returns the cases; `cluster` adds the Cluster cases. */
+export function statsEngines({ cluster = true } = {}): EngineCase[] {
+  const servers = useRedisServers({ cluster });
   const make = (base: () => PulseOptions) => async (options: PulseOptions = {}) => {
     const clock = new ManualClock(start);
     // A generous record timeout: these suites test counting, and a loaded 2-core machine must not

@@ -2,7 +2,7 @@
 // health snapshot of an instance that ingests nothing still reads `method=bank`), on every engine: per
 // channel, oldest mark first, bounded by count and by the dedup horizon; on a cluster each channel's list
 // lives on its own slot.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveSettings } from '../../../src/stats/settings.js';
 import { clusterSlot } from '../../../src/store/keys/clusterSlot.js';
 import { channelPrefix } from '../../../src/store/keys/stats.js';
@@ -10,7 +10,7 @@ import { MemoryStatsStore } from '../../../src/store/memory/statsStore.js';
 import { seriesSeenMax, type StatsStore } from '../../../src/store/ports/stats.js';
 import { RedisConnection } from '../../../src/store/redis/connection.js';
 import { RedisStatsStore } from '../../../src/store/redis/statsStore.js';
-import { startCluster, startRedis, type LocalCluster, type LocalRedis } from '../../support/redisServer.js';
+import { useRedisServers } from '../../support/statsEngines.js';
 
 const start = Date.UTC(2026, 0, 1, 12, 0, 0);
 /** Longer than the Redis engine's mark interval (ten seconds), so each step's marks reach the store. */
@@ -22,15 +22,7 @@ interface EngineCase {
   open(namespace: string): Promise<{ stores: [StatsStore, StatsStore]; connection?: RedisConnection; close(): Promise<void> }>;
 }
 
-const servers: { redis?: LocalRedis; cluster?: LocalCluster } = {};
-beforeAll(async () => {
-  servers.redis = await startRedis();
-  servers.cluster = await startCluster();
-}, 60_000);
-afterAll(async () => {
-  await servers.redis?.stop();
-  await servers.cluster?.stop();
-});
+const servers = useRedisServers();
 
 const settingsFor = (namespace: string) => resolveSettings({ namespace, windows: ['1m', '1h'] });
 const onRedis = (url: () => string) => async (namespace: string) => {

@@ -5,13 +5,13 @@
 // answer at every step what a whole per-series read answers. Channels nobody writes to for a while are read
 // from what the reader holds (outcomes dated ahead of its clock too), and a request whose outcomes name
 // different series moves its count from one series to another.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashId } from '../../../src/stats/hash.js';
 import { resolveSettings } from '../../../src/stats/settings.js';
 import { StatusCode, type ChannelSeries, type StoredOutcome } from '../../../src/store/ports/stats.js';
 import { RedisConnection } from '../../../src/store/redis/connection.js';
 import { RedisStatsStore } from '../../../src/store/redis/statsStore.js';
-import { startCluster, startRedis, type LocalCluster, type LocalRedis } from '../../support/redisServer.js';
+import { useRedisServers } from '../../support/statsEngines.js';
 
 const windowsSec = [60, 300, 900, 3600];
 const series = ['', 'method=card'];
@@ -32,15 +32,7 @@ function ageMs(): number {
   return -Math.floor(random() * 30_000); // ahead, within the skew tolerance
 }
 
-const servers: { redis?: LocalRedis; cluster?: LocalCluster } = {};
-beforeAll(async () => {
-  servers.redis = await startRedis();
-  servers.cluster = await startCluster();
-}, 60_000);
-afterAll(async () => {
-  await servers.redis?.stop();
-  await servers.cluster?.stop();
-});
+const servers = useRedisServers();
 
 describe.each([
   { name: 'redis', url: () => servers.redis!.url },

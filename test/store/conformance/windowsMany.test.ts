@@ -2,7 +2,7 @@
 // engine and strategy: many channels in a call (several calls, several channels in one slot on a cluster),
 // dims series, partial minutes at the windows' edges, corrections, duplicates, and pending requests whose
 // timeouts are due in a channel that is not the call's first.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashId } from '../../../src/stats/hash.js';
 import { resolveSettings, strategies } from '../../../src/stats/settings.js';
 import { clusterSlot } from '../../../src/store/keys/clusterSlot.js';
@@ -11,7 +11,7 @@ import { StatusCode, type ChannelSeries, type StatsStore, type StoredOutcome } f
 import { RedisConnection } from '../../../src/store/redis/connection.js';
 import { RedisStatsStore } from '../../../src/store/redis/statsStore.js';
 import type { Strategy } from '../../../src/types.js';
-import { startCluster, startRedis, type LocalCluster, type LocalRedis } from '../../support/redisServer.js';
+import { useRedisServers } from '../../support/statsEngines.js';
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 30, 500); // mid-minute: every window has partial minutes at its edges
 const windowsSec = [10, 60, 300, 3600];
@@ -70,15 +70,7 @@ interface EngineCase {
   open(namespace: string): Promise<{ store: StatsStore; close(): Promise<void> }>;
 }
 
-const servers: { redis?: LocalRedis; cluster?: LocalCluster } = {};
-beforeAll(async () => {
-  servers.redis = await startRedis();
-  servers.cluster = await startCluster();
-}, 60_000);
-afterAll(async () => {
-  await servers.redis?.stop();
-  await servers.cluster?.stop();
-});
+const servers = useRedisServers();
 
 const settingsFor = (namespace: string, strategy: Strategy = 'buckets') => resolveSettings({ namespace, strategy, pendingTimeoutMs, windows: ['10s', '1m', '5m', '1h'] });
 const onRedis = (url: () => string, strategy: Strategy) => async (namespace: string) => {
