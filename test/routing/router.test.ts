@@ -91,16 +91,21 @@ describe('router scores', () => {
 });
 
 describe('recovery', () => {
+  /** Ten minutes of history, a at `aBefore` and b at 90 %; then a fails twelve in a row. */
+  const brokenAfter = async (aBefore: number) => {
+    const s = stack({ exploration: 0 });
+    const start = s.clock.now();
+    for (let m = 1; m <= 10; m++) {
+      await s.record([...outcomes('a', Math.round(aBefore * 100), 100 - Math.round(aBefore * 100), start - m * 60_000), ...outcomes('b', 90, 10, start - m * 60_000)]);
+    }
+    await s.record(outcomes('a', 0, 12, start));
+    await s.routing.refresh();
+    return s;
+  };
+
   it('looks at a channel below the leader that was better before its break, at 0.5 % of its candidacies', async () => {
     const looksAt = async (aBefore: number) => {
-      const s = stack({ exploration: 0 });
-      const start = s.clock.now();
-      // Ten minutes of history, a at `aBefore` and b at 90 %; then a fails twelve in a row.
-      for (let m = 1; m <= 10; m++) {
-        await s.record([...outcomes('a', Math.round(aBefore * 100), 100 - Math.round(aBefore * 100), start - m * 60_000), ...outcomes('b', 90, 10, start - m * 60_000)]);
-      }
-      await s.record(outcomes('a', 0, 12, start));
-      await s.routing.refresh();
+      const s = await brokenAfter(aBefore);
       let looks = 0;
       // 20 decisions a second for a minute: one look every 1 / (0.005 × 20) = 10 s once the rate is known.
       for (let second = 0; second < 60; second++) {
@@ -126,11 +131,7 @@ describe('recovery', () => {
 
   it('looks up to four times as often while the looked-at channel succeeds, at the budget while it fails', async () => {
     const looksWhen = async (lookSucceeds: boolean) => {
-      const s = stack({ exploration: 0 });
-      const start = s.clock.now();
-      for (let m = 1; m <= 10; m++) await s.record([...outcomes('a', 98, 2, start - m * 60_000), ...outcomes('b', 90, 10, start - m * 60_000)]);
-      await s.record(outcomes('a', 0, 12, start));
-      await s.routing.refresh();
+      const s = await brokenAfter(0.98);
       let looks = 0;
       for (let second = 0; second < 60; second++) {
         for (let i = 0; i < 20; i++) {
